@@ -1,0 +1,168 @@
+//! Timing: every implementation of an op runs in short slices, taking turns round by round,
+//! so that drift of the shared machine's speed hits all of them alike; each reports the median
+//! of its rounds.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// What a figure counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Megabytes (10^6) of input per second.
+    MBps,
+    /// Operations per second.
+    OpsPerSec,
+}
+
+impl Unit {
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::MBps => "MB/s",
+            Unit::OpsPerSec => "ops/s",
+        }
+    }
+}
+
+/// Computes the op once, writing its result into the buffer.
+pub type Job = Box<dyn FnMut(&mut [u8])>;
+
+/// One implementation of an op.
+pub struct Candidate {
+    pub imp: &'static str,
+    pub run: Job,
+}
+
+impl Candidate {
+    pub fn new(imp: &'static str, run: impl FnMut(&mut [u8]) + 'static) -> Self {
+        Candidate {
+            imp,
+            run: Box::new(run),
+        }
+    }
+}
+
+/// An op at one size, with every implementation that has it.
+pub struct Case {
+    pub op: &'static str,
+    /// Input size in bytes, for throughput ops; None for per-operation ops.
+    pub size: Option<usize>,
+    pub unit: Unit,
+    /// Bytes (for MB/s) or operations (for ops/s) one call of `run` accounts for.
+    pub work: f64,
+    /// Length of the output buffer each call writes.
+    pub out_len: usize,
+    pub candidates: Vec<Candidate>,
+}
+
+/// A measured median.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    pub op: &'static str,
+    pub size: Option<usize>,
+    pub imp: &'static str,
+    pub unit: Unit,
+    pub median: f64,
+}
+
+pub struct Plan {
+    pub rounds: usize,
+    pub slice: Duration,
+}
+
+/// Checks that every candidate computes what the first (shangmi) computes, then times them.
+/// A candidate that disagrees is reported and left out: a peer that silently fails would look
+/// fast.
+pub fn measure(case: &mut Case, plan: &Plan) -> Vec<Figure> {
+    let mut reference = vec![0u8; case.out_len];
+    let mut ok = Vec::new();
+    let first = case.candidates.first().map_or("?", |c| c.imp);
+    for (i, c) in case.candidates.iter_mut().enumerate() {
+        let mut out = vec![0u8; case.out_len];
+        (c.run)(&mut out);
+        if i == 0 {
+            reference = out;
+            ok.push(true);
+        } else if out == reference {
+            ok.push(true);
+        } else {
+            eprintln!(
+                "shangmi-bench: {} {}: {} disagrees with {}; not timed",
+                case.op,
+                size_label(case.size),
+                c.imp,
+                first
+            );
+            ok.push(false);
+        }
+    }
+    // Calibrate: how many calls fill a slice.
+    let mut out = vec![0u8; case.out_len];
+    let mut calls: Vec<u64> = Vec::new();
+    for c in case.candidates.iter_mut() {
+        let t = Instant::now();
+        let mut n = 0u64;
+        while t.elapsed() < plan.slice / 4 || n == 0 {
+            (c.run)(&mut out);
+            n += 1;
+        }
+        let per_call = t.elapsed().as_secs_f64() / n as f64;
+        calls.push(((plan.slice.as_secs_f64() / per_call) as u64).max(1));
+    }
+    let k = case.candidates.len();
+    let mut rates = vec![Vec::with_capacity(plan.rounds); k];
+    for round in 0..plan.rounds {
+        // Rotate who goes first, so no implementation always follows the same neighbour.
+        for j in 0..k {
+            let i = (round + j) % k;
+            if !ok[i] {
+                continue;
+            }
+            let c = &mut case.candidates[i];
+            let t = Instant::now();
+            for _ in 0..calls[i] {
+                (c.run)(black_box(&mut out));
+            }
+            let secs = t.elapsed().as_secs_f64();
+            let amount = case.work * calls[i] as f64;
+            rates[i].push(match case.unit {
+                Unit::MBps => amount / secs / 1e6,
+                Unit::OpsPerSec => amount / secs,
+            });
+        }
+    }
+    case.candidates
+        .iter()
+        .zip(rates)
+        .zip(ok)
+        .filter(|(_, ok)| *ok)
+        .map(|((c, r), _)| Figure {
+            op: case.op,
+            size: case.size,
+            imp: c.imp,
+            unit: case.unit,
+            median: median(r),
+        })
+        .collect()
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        return 0.0;
+    }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+pub fn size_label(size: Option<usize>) -> String {
+    match size {
+        None => "-".into(),
+        Some(s) if s >= 1 << 20 && s % (1 << 20) == 0 => format!("{} MiB", s >> 20),
+        Some(s) if s >= 1024 && s % 1024 == 0 => format!("{} KiB", s >> 10),
+        Some(s) => format!("{s} B"),
+    }
+}

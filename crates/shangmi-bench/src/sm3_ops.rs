@@ -1,0 +1,204 @@
+//! SM3-family ops: `sm3`, `sm3-x16`, `sm3-kdf`, `hmac-sm3`, `pbkdf2-sm3`, and OpenSSL's
+//! `sha256` as the yardstick the published studies use.
+
+use digest::Digest;
+use openssl::hash::{Hasher, MessageDigest};
+use openssl::pkey::PKey;
+use openssl::sign::Signer;
+use shangmi::sm3;
+
+use crate::harness::{Candidate, Case, Unit};
+use crate::input;
+use crate::openssl_ffi;
+
+pub fn cases(quick: bool) -> Vec<Case> {
+    let mut v = Vec::new();
+    let sizes: &[usize] = if quick {
+        &[64, 8192, 1 << 20]
+    } else {
+        &[8, 64, 256, 1024, 8192, 1 << 20]
+    };
+    for &n in sizes {
+        v.push(sm3_case(n));
+    }
+    for &n in if quick {
+        &[8192][..]
+    } else {
+        &[1024, 8192][..]
+    } {
+        v.push(sm3_x16_case(n));
+    }
+    for &n in if quick {
+        &[1 << 20][..]
+    } else {
+        &[1024, 1 << 20][..]
+    } {
+        v.push(kdf_case(n));
+    }
+    for &n in if quick {
+        &[8192][..]
+    } else {
+        &[64, 1024, 8192][..]
+    } {
+        v.push(hmac_case(n));
+    }
+    v.push(pbkdf2_case());
+    for &n in if quick { &[8192][..] } else { sizes } {
+        v.push(sha256_case(n));
+    }
+    v
+}
+
+fn sm3_case(n: usize) -> Case {
+    let data = input::bytes(n);
+    let (d1, d2, d3) = (data.clone(), data.clone(), data);
+    Case {
+        op: "sm3",
+        size: Some(n),
+        unit: Unit::MBps,
+        work: n as f64,
+        out_len: 32,
+        candidates: vec![
+            Candidate::new("shangmi", move |out| out.copy_from_slice(&sm3::hash(&d1))),
+            Candidate::new("openssl", move |out| {
+                let mut h = Hasher::new(MessageDigest::sm3()).expect("openssl sm3");
+                h.update(&d2).expect("openssl sm3");
+                out.copy_from_slice(&h.finish().expect("openssl sm3"));
+            }),
+            Candidate::new("rustcrypto", move |out| {
+                out.copy_from_slice(&rustcrypto_sm3::Sm3::digest(&d3));
+            }),
+        ],
+    }
+}
+
+/// Sixteen independent messages of `n` bytes: aggregate throughput. Peers hash them one after
+/// another, which is what they offer.
+fn sm3_x16_case(n: usize) -> Case {
+    let msgs: Vec<Vec<u8>> = (0..16).map(|i| input::bytes_seeded(n, i)).collect();
+    let (m1, m2, m3) = (msgs.clone(), msgs.clone(), msgs);
+    Case {
+        op: "sm3-x16",
+        size: Some(n),
+        unit: Unit::MBps,
+        work: (16 * n) as f64,
+        out_len: 16 * 32,
+        candidates: vec![
+            Candidate::new("shangmi", move |out| {
+                let refs: [&[u8]; 16] = core::array::from_fn(|i| m1[i].as_slice());
+                let mut digests = [[0u8; 32]; 16];
+                sm3::hash_many_into(&refs, &mut digests).expect("16 outputs");
+                out.copy_from_slice(digests.as_flattened());
+            }),
+            Candidate::new("openssl", move |out| {
+                for (m, o) in m2.iter().zip(out.chunks_exact_mut(32)) {
+                    let mut h = Hasher::new(MessageDigest::sm3()).expect("openssl sm3");
+                    h.update(m).expect("openssl sm3");
+                    o.copy_from_slice(&h.finish().expect("openssl sm3"));
+                }
+            }),
+            Candidate::new("rustcrypto", move |out| {
+                for (m, o) in m3.iter().zip(out.chunks_exact_mut(32)) {
+                    o.copy_from_slice(&rustcrypto_sm3::Sm3::digest(m));
+                }
+            }),
+        ],
+    }
+}
+
+/// `n` bytes of KDF output from a 64-byte Z (x2 || y2 in SM2 encryption). Throughput counts
+/// output bytes. `per-counter` is the definition run on shangmi's own single-stream hasher.
+fn kdf_case(n: usize) -> Case {
+    let z = input::bytes_seeded(64, 99);
+    let (z1, z2, z3) = (z.clone(), z.clone(), z);
+    Case {
+        op: "sm3-kdf",
+        size: Some(n),
+        unit: Unit::MBps,
+        work: n as f64,
+        out_len: n,
+        candidates: vec![
+            Candidate::new("shangmi", move |out| {
+                sm3::kdf_into(&z1, out).expect("kdf length")
+            }),
+            Candidate::new("openssl", move |out| openssl_ffi::x963_kdf_sm3(&z2, out)),
+            Candidate::new("per-counter", move |out| {
+                for (i, chunk) in out.chunks_mut(32).enumerate() {
+                    let mut h = sm3::Sm3::new();
+                    h.update(&z3);
+                    h.update(&(i as u32 + 1).to_be_bytes());
+                    chunk.copy_from_slice(&h.finalize()[..chunk.len()]);
+                }
+            }),
+        ],
+    }
+}
+
+fn hmac_case(n: usize) -> Case {
+    let data = input::bytes(n);
+    let key = input::bytes_seeded(32, 7);
+    let (d1, d2) = (data.clone(), data);
+    let k1 = key.clone();
+    let pkey = PKey::hmac(&key).expect("openssl hmac key");
+    Case {
+        op: "hmac-sm3",
+        size: Some(n),
+        unit: Unit::MBps,
+        work: n as f64,
+        out_len: 32,
+        candidates: vec![
+            Candidate::new("shangmi", move |out| {
+                out.copy_from_slice(&sm3::hmac(&k1, &d1))
+            }),
+            Candidate::new("openssl", move |out| {
+                let mut s = Signer::new(MessageDigest::sm3(), &pkey).expect("openssl hmac");
+                s.update(&d2).expect("openssl hmac");
+                out.copy_from_slice(&s.sign_to_vec().expect("openssl hmac"));
+            }),
+        ],
+    }
+}
+
+/// PBKDF2-HMAC-SM3, 10,000 iterations, 32-byte key: derivations per second.
+fn pbkdf2_case() -> Case {
+    const ITER: u32 = 10_000;
+    Case {
+        op: "pbkdf2-sm3",
+        size: None,
+        unit: Unit::OpsPerSec,
+        work: 1.0,
+        out_len: 32,
+        candidates: vec![
+            Candidate::new("shangmi", |out| {
+                sm3::pbkdf2(b"correct horse", b"battery staple", ITER, out).expect("pbkdf2")
+            }),
+            Candidate::new("openssl", |out| {
+                openssl::pkcs5::pbkdf2_hmac(
+                    b"correct horse",
+                    b"battery staple",
+                    ITER as usize,
+                    MessageDigest::sm3(),
+                    out,
+                )
+                .expect("openssl pbkdf2")
+            }),
+        ],
+    }
+}
+
+/// SHA-256 through OpenSSL (SHA-NI on this kind of CPU): the international yardstick.
+fn sha256_case(n: usize) -> Case {
+    let data = input::bytes(n);
+    Case {
+        op: "sha256",
+        size: Some(n),
+        unit: Unit::MBps,
+        work: n as f64,
+        out_len: 32,
+        candidates: vec![Candidate::new("openssl", move |out| {
+            let mut h = Hasher::new(MessageDigest::sha256()).expect("openssl sha256");
+            h.update(&data).expect("openssl sha256");
+            out.copy_from_slice(&h.finish().expect("openssl sha256"));
+        })],
+    }
+}

@@ -1,0 +1,180 @@
+//! CPU features, detected once and handed out as tokens.
+//!
+//! The library groups x86-64 features into two tiers, because every algorithm has at most one
+//! implementation per tier and testing a tier tests everything in it:
+//!
+//! | tier | requires | used by |
+//! |---|---|---|
+//! | [`Backend::Portable`] | nothing | everything; always built, always tested |
+//! | [`Backend::Avx2`] | AVX2, BMI1, BMI2, AES-NI, PCLMULQDQ | SM3 (SIMD message expansion, RORX), SM3 x8 lanes |
+//! | [`Backend::Avx512`] | the AVX2 tier plus AVX-512 F/BW/VL/DQ, GFNI, VAES, VPCLMULQDQ, ADX | SM3 (VPROLD/VPTERNLOGD expansion), SM3 x16 lanes |
+//!
+//! The tiers are fixed sets so that one test run per tier covers every backend. Skylake-X (no
+//! GFNI/VAES) therefore falls to the AVX2 tier; that costs it some speed, never correctness.
+//! ADX belongs to the AVX-512 tier (every CPU with GFNI and VAES has it) rather than the AVX2
+//! one so that valgrind, which emulates AVX2 and BMI2 but not ADX, can run the AVX2 tier in the
+//! constant-time checks.
+//!
+//! A `#[target_feature]` function is only reachable through a token ([`Avx2`], [`Avx512`]),
+//! and a token can only be obtained when the running CPU has the features, so calling a SIMD
+//! backend on a CPU without them cannot be written by mistake.
+//!
+//! The library reads no environment variables. Tests and benchmarks list the tiers this CPU has
+//! with [`Backend::available`] and force one through the `*_with_backend` entry points.
+
+use core::fmt;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// A tier of implementations, selected once per keyed object or per call of a keyless function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Backend {
+    /// Portable constant-time Rust, on every CPU.
+    Portable,
+    /// x86-64 with AVX2, BMI2, AES-NI and PCLMULQDQ (Haswell and later, Zen and later).
+    Avx2,
+    /// x86-64 with AVX-512 F/BW/VL/DQ, GFNI, VAES, VPCLMULQDQ and ADX (Ice Lake and later,
+    /// Zen 4 and later).
+    Avx512,
+}
+
+impl Backend {
+    const ALL: [Backend; 3] = [Backend::Portable, Backend::Avx2, Backend::Avx512];
+
+    /// Every tier this CPU can run, slowest first. Always starts with [`Backend::Portable`].
+    pub fn available() -> Vec<Backend> {
+        Self::ALL.into_iter().filter(|b| b.is_available()).collect()
+    }
+
+    /// The fastest tier this CPU can run; what the library uses when nothing is forced.
+    pub fn best() -> Backend {
+        match detected() {
+            2 => Backend::Avx512,
+            1 => Backend::Avx2,
+            _ => Backend::Portable,
+        }
+    }
+
+    /// Whether this CPU can run the tier.
+    pub fn is_available(self) -> bool {
+        self <= Self::best()
+    }
+
+    /// Lower-case name, as benchmarks and test output print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable",
+            Backend::Avx2 => "avx2",
+            Backend::Avx512 => "avx512",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The tier asked for is not supported by this CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnsupportedBackend(pub Backend);
+
+impl fmt::Display for UnsupportedBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "this CPU does not support the {} backend", self.0)
+    }
+}
+
+impl std::error::Error for UnsupportedBackend {}
+
+/// Witness that the CPU has the AVX2 tier. Zero-sized; only [`Avx2::get`] makes one.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2(());
+
+/// Witness that the CPU has the AVX-512 tier (and therefore the AVX2 tier).
+#[derive(Clone, Copy, Debug)]
+pub struct Avx512(());
+
+impl Avx2 {
+    /// The token, if this CPU has the tier.
+    #[inline]
+    pub fn get() -> Option<Self> {
+        (detected() >= 1).then_some(Avx2(()))
+    }
+}
+
+impl Avx512 {
+    /// The token, if this CPU has the tier.
+    #[inline]
+    pub fn get() -> Option<Self> {
+        (detected() >= 2).then_some(Avx512(()))
+    }
+
+    /// Every AVX-512 CPU has the AVX2 tier.
+    #[inline]
+    pub fn avx2(self) -> Avx2 {
+        Avx2(())
+    }
+}
+
+const UNKNOWN: u8 = u8::MAX;
+static TIER: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// 0 portable, 1 AVX2 tier, 2 AVX-512 tier; probed on first use and cached.
+#[inline]
+fn detected() -> u8 {
+    let t = TIER.load(Ordering::Relaxed);
+    if t != UNKNOWN {
+        return t;
+    }
+    let t = probe();
+    TIER.store(t, Ordering::Relaxed);
+    t
+}
+
+#[cfg(target_arch = "x86_64")]
+fn probe() -> u8 {
+    use std::arch::is_x86_feature_detected as has;
+    let avx2 = has!("avx2")
+        && has!("bmi1")
+        && has!("bmi2")
+        && has!("aes")
+        && has!("pclmulqdq")
+        && has!("ssse3")
+        && has!("sse4.1");
+    let avx512 = avx2
+        && has!("avx512f")
+        && has!("avx512bw")
+        && has!("avx512vl")
+        && has!("avx512dq")
+        && has!("gfni")
+        && has!("vaes")
+        && has!("vpclmulqdq")
+        && has!("adx");
+    match (avx2, avx512) {
+        (true, true) => 2,
+        (true, false) => 1,
+        _ => 0,
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn probe() -> u8 {
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiers_are_ordered_and_portable_is_always_there() {
+        let all = Backend::available();
+        assert_eq!(all[0], Backend::Portable);
+        assert_eq!(*all.last().unwrap(), Backend::best());
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(Avx2::get().is_some(), Backend::Avx2.is_available());
+        assert_eq!(Avx512::get().is_some(), Backend::Avx512.is_available());
+    }
+}

@@ -1,0 +1,40 @@
+//! # shangmi
+//!
+//! China's commercial cryptography (商用密码), fast and constant-time: SM3 (hash, HMAC,
+//! PBKDF2, KDF), with SM4 and SM2 to follow.
+//!
+//! Every algorithm has a portable implementation that runs anywhere, and x86-64 SIMD backends
+//! chosen once at run time (see [`Backend`]); all backends give bit-identical output.
+//!
+//! ```
+//! // SM3, one call or streaming.
+//! let d = shangmi::sm3::hash(b"abc");
+//! assert_eq!(
+//!     d,
+//!     hex_literal(b"66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0")
+//! );
+//!
+//! // HMAC-SM3 and the SM2 key-derivation function.
+//! let tag = shangmi::sm3::hmac(b"key", b"message");
+//! let key = shangmi::sm3::kdf(&[7u8; 64], 48).unwrap();
+//! assert_eq!((tag.len(), key.len()), (32, 48));
+//! # fn hex_literal(h: &[u8]) -> [u8; 32] {
+//! #     let mut out = [0u8; 32];
+//! #     for (i, o) in out.iter_mut().enumerate() {
+//! #         let n = |c: u8| (c as char).to_digit(16).unwrap() as u8;
+//! #         *o = n(h[2 * i]) << 4 | n(h[2 * i + 1]);
+//! #     }
+//! #     out
+//! # }
+//! ```
+//!
+//! Constant time: nothing here branches on or indexes memory by secret data; secrets are wiped
+//! on drop; MACs are compared with `subtle`. See `SIDE-CHANNELS.md` in the repository.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod cpu;
+pub mod sm3;
+
+pub use cpu::{Backend, UnsupportedBackend};

@@ -1,0 +1,306 @@
+//! SM3 cryptographic hash (GB/T 32905-2016, ISO/IEC 10118-3:2018), and what is built on it:
+//! HMAC-SM3, PBKDF2-HMAC-SM3 and the SM3 key-derivation function of GB/T 32918.
+//!
+//! ```
+//! use shangmi::sm3;
+//!
+//! let digest = sm3::hash(b"abc");
+//! assert_eq!(digest[..4], [0x66, 0xc7, 0xf0, 0xf4]);
+//!
+//! let mut h = sm3::Sm3::new();
+//! h.update(b"a");
+//! h.update(b"bc");
+//! assert_eq!(h.finalize(), digest);
+//!
+//! // Many independent messages at once, 8 or 16 per SIMD pass.
+//! let digests = sm3::hash_many(&[b"abc".as_slice(), b"", b"another message"]);
+//! assert_eq!(digests[0], digest);
+//! ```
+//!
+//! SM3 is a Merkle-Damgard hash: `hash(key || message)` is not a MAC (length extension);
+//! use [`hmac`].
+
+mod digest_impls;
+mod hmac_sm3;
+mod kdf;
+mod lanes;
+mod pbkdf2;
+mod soft;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx2_lanes;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512;
+#[cfg(target_arch = "x86_64")]
+mod x86_avx512_lanes;
+
+use zeroize::Zeroize;
+
+use crate::cpu::{Backend, UnsupportedBackend};
+pub use hmac_sm3::{HmacSm3, MacError, hmac};
+pub use kdf::{KdfError, KdfErrorOrBackend, kdf, kdf_into, kdf_with_backend};
+pub use lanes::{LengthMismatch, hash_many, hash_many_into, hash_many_with_backend};
+pub use pbkdf2::{Pbkdf2Error, pbkdf2, pbkdf2_with_backend};
+
+/// Digest length in bytes.
+pub const DIGEST_SIZE: usize = 32;
+/// Block length in bytes.
+pub const BLOCK_SIZE: usize = 64;
+
+/// The single-stream compression function chosen for a hasher. Picked once, when the hasher is
+/// made; every `update` hands all its whole blocks to it in one call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Compressor {
+    Soft,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(crate::cpu::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(crate::cpu::Avx512),
+}
+
+impl Compressor {
+    #[inline]
+    pub(crate) fn best() -> Self {
+        Self::for_backend(Backend::best()).unwrap_or(Compressor::Soft)
+    }
+
+    pub(crate) fn for_backend(backend: Backend) -> Result<Self, UnsupportedBackend> {
+        let unsupported = Err(UnsupportedBackend(backend));
+        match backend {
+            Backend::Portable => Ok(Compressor::Soft),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => {
+                crate::cpu::Avx2::get().map_or(unsupported, |t| Ok(Compressor::Avx2(t)))
+            }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => {
+                crate::cpu::Avx512::get().map_or(unsupported, |t| Ok(Compressor::Avx512(t)))
+            }
+            #[allow(unreachable_patterns)]
+            _ => unsupported,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn compress(self, state: &mut [u32; 8], blocks: &[[u8; 64]]) {
+        match self {
+            Compressor::Soft => soft::compress(state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Compressor::Avx2(t) => x86_avx2::compress(t, state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Compressor::Avx512(t) => x86_avx512::compress(t, state, blocks),
+        }
+    }
+}
+
+/// Hashes `data` in one call.
+pub fn hash(data: &[u8]) -> [u8; DIGEST_SIZE] {
+    hash_with(Compressor::best(), data)
+}
+
+/// Hashes `data` with a forced backend (for tests and benchmarks).
+pub fn hash_with_backend(
+    backend: Backend,
+    data: &[u8],
+) -> Result<[u8; DIGEST_SIZE], UnsupportedBackend> {
+    Compressor::for_backend(backend).map(|c| hash_with(c, data))
+}
+
+/// One-shot hashing straight from the caller's buffer: whole blocks are compressed in place,
+/// only the padded tail is copied.
+fn hash_with(compressor: Compressor, data: &[u8]) -> [u8; DIGEST_SIZE] {
+    let (blocks, rest) = data.as_chunks::<BLOCK_SIZE>();
+    let mut state = soft::IV;
+    compressor.compress(&mut state, blocks);
+    let mut tail = [[0u8; BLOCK_SIZE]; 2];
+    let n = pad(rest, (data.len() as u64).wrapping_mul(8), &mut tail);
+    compressor.compress(&mut state, &tail[..n]);
+    let mut out = [0u8; DIGEST_SIZE];
+    write_digest(&state, &mut out);
+    tail.zeroize();
+    state.zeroize();
+    out
+}
+
+/// Streaming SM3 hasher. Cloning it forks the computation; dropping it wipes its state.
+#[derive(Clone)]
+pub struct Sm3 {
+    state: [u32; 8],
+    /// Whole blocks compressed so far; the message length counter is taken modulo 2^64 bits,
+    /// as the standard's padding defines it.
+    blocks: u64,
+    buf: [u8; BLOCK_SIZE],
+    buf_len: usize,
+    compressor: Compressor,
+}
+
+impl Default for Sm3 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for Sm3 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sm3").finish_non_exhaustive()
+    }
+}
+
+impl Sm3 {
+    /// A hasher using the fastest backend this CPU has.
+    pub fn new() -> Self {
+        Self::with_compressor(Compressor::best())
+    }
+
+    /// A hasher using the given backend, if this CPU supports it.
+    pub fn with_backend(backend: Backend) -> Result<Self, UnsupportedBackend> {
+        Compressor::for_backend(backend).map(Self::with_compressor)
+    }
+
+    pub(crate) fn with_compressor(compressor: Compressor) -> Self {
+        Sm3 {
+            state: soft::IV,
+            blocks: 0,
+            buf: [0; BLOCK_SIZE],
+            buf_len: 0,
+            compressor,
+        }
+    }
+
+    /// A hasher that has already absorbed `blocks` whole blocks and reached `state`
+    /// (used by HMAC and the KDF to start from a precomputed prefix).
+    pub(crate) fn from_state(compressor: Compressor, state: [u32; 8], blocks: u64) -> Self {
+        Sm3 {
+            state,
+            blocks,
+            buf: [0; BLOCK_SIZE],
+            buf_len: 0,
+            compressor,
+        }
+    }
+
+    pub(crate) fn compressor(&self) -> Compressor {
+        self.compressor
+    }
+
+    /// Absorbs `data`.
+    pub fn update(&mut self, mut data: &[u8]) {
+        if self.buf_len > 0 {
+            let take = (BLOCK_SIZE - self.buf_len).min(data.len());
+            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
+            self.buf_len += take;
+            data = &data[take..];
+            if self.buf_len < BLOCK_SIZE {
+                return;
+            }
+            let block = self.buf;
+            self.compressor
+                .compress(&mut self.state, core::slice::from_ref(&block));
+            self.blocks = self.blocks.wrapping_add(1);
+            self.buf_len = 0;
+        }
+        let (blocks, rest) = data.as_chunks::<BLOCK_SIZE>();
+        if !blocks.is_empty() {
+            self.compressor.compress(&mut self.state, blocks);
+            self.blocks = self.blocks.wrapping_add(blocks.len() as u64);
+        }
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.buf_len = rest.len();
+    }
+
+    /// Finishes the hash.
+    pub fn finalize(mut self) -> [u8; DIGEST_SIZE] {
+        let mut out = [0u8; DIGEST_SIZE];
+        self.finalize_into_slice(&mut out);
+        out
+    }
+
+    /// Finishes the hash and resets the hasher for a new message (same backend).
+    pub fn finalize_reset(&mut self) -> [u8; DIGEST_SIZE] {
+        let mut out = [0u8; DIGEST_SIZE];
+        self.finalize_into_slice(&mut out);
+        self.reset();
+        out
+    }
+
+    /// Forgets everything absorbed; the backend is kept.
+    pub fn reset(&mut self) {
+        self.state = soft::IV;
+        self.blocks = 0;
+        self.buf.zeroize();
+        self.buf_len = 0;
+    }
+
+    fn finalize_into_slice(&mut self, out: &mut [u8; DIGEST_SIZE]) {
+        let bit_len = self
+            .blocks
+            .wrapping_mul(BLOCK_SIZE as u64)
+            .wrapping_add(self.buf_len as u64)
+            .wrapping_mul(8);
+        let mut tail = [[0u8; BLOCK_SIZE]; 2];
+        let n = pad(&self.buf[..self.buf_len], bit_len, &mut tail);
+        self.compressor.compress(&mut self.state, &tail[..n]);
+        tail.zeroize();
+        write_digest(&self.state, out);
+    }
+}
+
+impl Drop for Sm3 {
+    fn drop(&mut self) {
+        self.state.zeroize();
+        self.buf.zeroize();
+    }
+}
+
+/// Writes the final partial block (`rest.len() < 64`) with SM3 padding for a message of
+/// `bit_len` bits into `tail`; returns how many blocks (1 or 2) it used.
+#[inline]
+pub(crate) fn pad(rest: &[u8], bit_len: u64, tail: &mut [[u8; BLOCK_SIZE]; 2]) -> usize {
+    debug_assert!(rest.len() < BLOCK_SIZE);
+    let n = if rest.len() < BLOCK_SIZE - 8 { 1 } else { 2 };
+    let flat = tail.as_flattened_mut();
+    flat[..rest.len()].copy_from_slice(rest);
+    flat[rest.len()] = 0x80;
+    flat[rest.len() + 1..n * BLOCK_SIZE - 8].fill(0);
+    flat[n * BLOCK_SIZE - 8..n * BLOCK_SIZE].copy_from_slice(&bit_len.to_be_bytes());
+    n
+}
+
+#[inline]
+pub(crate) fn write_digest(state: &[u32; 8], out: &mut [u8; DIGEST_SIZE]) {
+    for (o, s) in out.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&s.to_be_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_counter_is_not_truncated_past_4_gib() {
+        // A hasher that has absorbed 2^26 blocks (4 GiB) must pad with (2^32 + 3) * 8 bits.
+        let mut h = Sm3::from_state(Compressor::Soft, soft::IV, 1 << 26);
+        h.update(b"abc");
+        let got = h.finalize();
+        let mut tail = [[0u8; BLOCK_SIZE]; 2];
+        let n = pad(b"abc", ((1u64 << 32) + 3) * 8, &mut tail);
+        assert_eq!((n, &tail[0][56..]), (1, &[0, 0, 0, 8, 0, 0, 0, 24][..]));
+        let mut state = soft::IV;
+        soft::compress(&mut state, &tail[..n]);
+        let mut want = [0u8; DIGEST_SIZE];
+        write_digest(&state, &mut want);
+        assert_eq!(got, want);
+        assert_ne!(got, hash(b"abc"));
+    }
+
+    #[test]
+    fn padding_takes_a_second_block_from_56_bytes() {
+        let mut tail = [[0u8; BLOCK_SIZE]; 2];
+        assert_eq!(pad(&[1; 55], 440, &mut tail), 1);
+        assert_eq!(tail[0][55], 0x80);
+        assert_eq!(pad(&[1; 56], 448, &mut tail), 2);
+        assert_eq!((tail[0][56], tail[1][62], tail[1][63]), (0x80, 0x01, 0xc0));
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The one test command: every test suite of every language in the repository.
+# Usage: ./scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "rustfmt"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check
+else
+  echo "rustfmt not installed: skipped"
+fi
+
+step "clippy"
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+else
+  echo "clippy not installed: skipped"
+fi
+
+step "Rust tests (every backend this CPU has)"
+cargo test --workspace --locked
+
+step "all tests passed"
