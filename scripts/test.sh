@@ -20,6 +20,9 @@ else
   echo "clippy not installed: skipped"
 fi
 
+step "generated constants are current"
+python3 tools/sm4_constants.py --check
+
 step "Rust tests (every backend this CPU has)"
 cargo test --workspace --locked
 

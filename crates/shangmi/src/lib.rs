@@ -36,5 +36,6 @@
 
 pub mod cpu;
 pub mod sm3;
+pub mod sm4;
 
 pub use cpu::{Backend, UnsupportedBackend};

@@ -1,0 +1,249 @@
+//! SM4 block cipher (GB/T 32907-2016, ISO/IEC 18033-3:2010/Amd 1:2021) and its modes.
+//!
+//! ```
+//! use shangmi::sm4::Sm4;
+//!
+//! let key = [0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10];
+//! let cipher = Sm4::new(&key);
+//! let mut block = key;
+//! cipher.encrypt_block(&mut block);
+//! assert_eq!(block[..4], [0x68, 0x1e, 0xdf, 0x34]);
+//! cipher.decrypt_block(&mut block);
+//! assert_eq!(block, key);
+//! ```
+//!
+//! No backend looks anything up in a table indexed by key or data: the portable one computes
+//! the S-box as a Boolean circuit, the x86 ones with AES-NI or GFNI instructions.
+
+mod constants;
+mod soft_bitsliced;
+mod soft_sbox;
+mod soft_word;
+#[cfg(target_arch = "x86_64")]
+mod x86_aesni;
+#[cfg(target_arch = "x86_64")]
+mod x86_gfni;
+
+use zeroize::Zeroize;
+
+use crate::cpu::{Backend, UnsupportedBackend};
+
+/// Block length in bytes.
+pub const BLOCK_SIZE: usize = 16;
+/// Key length in bytes.
+pub const KEY_SIZE: usize = 16;
+
+/// One SM4 block.
+pub type Block = [u8; BLOCK_SIZE];
+
+/// FK, the system parameter of the key schedule.
+const FK: [u32; 4] = [0xa3b1_bac6, 0x56aa_3350, 0x677d_9197, 0xb270_22dc];
+
+/// CK_i: byte j of CK_i is (4i + j) * 7 mod 256.
+const CK: [u32; 32] = {
+    let mut ck = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        let mut w = 0u32;
+        let mut j = 0;
+        while j < 4 {
+            w = (w << 8) | (((4 * i + j) * 7) % 256) as u32;
+            j += 1;
+        }
+        ck[i] = w;
+        i += 1;
+    }
+    ck
+};
+
+/// The 32 round keys, encryption order. Decryption uses them reversed.
+pub(crate) fn expand_key(key: &[u8; KEY_SIZE]) -> [u32; 32] {
+    let mut k: [u32; 4] = core::array::from_fn(|i| {
+        u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]) ^ FK[i]
+    });
+    let mut rk = [0u32; 32];
+    for (i, r) in rk.iter_mut().enumerate() {
+        let t = soft_word::tau(k[1] ^ k[2] ^ k[3] ^ CK[i]);
+        *r = k[0] ^ soft_word::l_key(t);
+        k = [k[1], k[2], k[3], *r];
+    }
+    k.zeroize();
+    rk
+}
+
+/// The block function chosen for a key: picked once, in [`Sm4::new`].
+#[derive(Clone, Copy, Debug)]
+enum Engine {
+    Soft,
+    #[cfg(target_arch = "x86_64")]
+    AesNi(crate::cpu::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Gfni(crate::cpu::Avx512),
+}
+
+impl Engine {
+    fn for_backend(backend: Backend) -> Result<Self, UnsupportedBackend> {
+        let unsupported = Err(UnsupportedBackend(backend));
+        match backend {
+            Backend::Portable => Ok(Engine::Soft),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => crate::cpu::Avx2::get().map_or(unsupported, |t| Ok(Engine::AesNi(t))),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => {
+                crate::cpu::Avx512::get().map_or(unsupported, |t| Ok(Engine::Gfni(t)))
+            }
+            #[allow(unreachable_patterns)]
+            _ => unsupported,
+        }
+    }
+}
+
+/// Round keys for one direction, in the forms the engines use.
+#[derive(Clone)]
+pub(crate) struct Schedule {
+    /// Round keys in application order.
+    pub(crate) rk: [u32; 32],
+    /// The same keys moved into the GFNI low-latency round's domain (A1 rk + C1 per byte);
+    /// only filled for the GFNI engine.
+    pub(crate) rk_a1: [u32; 32],
+}
+
+impl Schedule {
+    fn new(rk: [u32; 32], engine: Engine) -> Self {
+        let rk_a1 = match engine {
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(_) => rk.map(x86_gfni::key_to_a1_domain),
+            _ => [0; 32],
+        };
+        Schedule { rk, rk_a1 }
+    }
+}
+
+impl Drop for Schedule {
+    fn drop(&mut self) {
+        self.rk.zeroize();
+        self.rk_a1.zeroize();
+    }
+}
+
+/// SM4 with an expanded key. Cloning copies the round keys; dropping wipes them.
+#[derive(Clone)]
+pub struct Sm4 {
+    enc: Schedule,
+    dec: Schedule,
+    engine: Engine,
+}
+
+impl core::fmt::Debug for Sm4 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sm4").finish_non_exhaustive()
+    }
+}
+
+impl Sm4 {
+    /// Expands `key` for the fastest backend this CPU has.
+    pub fn new(key: &[u8; KEY_SIZE]) -> Self {
+        let engine = Engine::for_backend(Backend::best()).unwrap_or(Engine::Soft);
+        Self::with_engine(key, engine)
+    }
+
+    /// Expands `key` for the given backend, if this CPU supports it.
+    pub fn with_backend(
+        key: &[u8; KEY_SIZE],
+        backend: Backend,
+    ) -> Result<Self, UnsupportedBackend> {
+        Engine::for_backend(backend).map(|e| Self::with_engine(key, e))
+    }
+
+    fn with_engine(key: &[u8; KEY_SIZE], engine: Engine) -> Self {
+        let mut rk = expand_key(key);
+        let mut rev = rk;
+        rev.reverse();
+        let s = Sm4 {
+            enc: Schedule::new(rk, engine),
+            dec: Schedule::new(rev, engine),
+            engine,
+        };
+        rk.zeroize();
+        rev.zeroize();
+        s
+    }
+
+    /// Encrypts one block in place.
+    #[inline]
+    pub fn encrypt_block(&self, block: &mut Block) {
+        self.crypt_block(&self.enc, block);
+    }
+
+    /// Decrypts one block in place.
+    #[inline]
+    pub fn decrypt_block(&self, block: &mut Block) {
+        self.crypt_block(&self.dec, block);
+    }
+
+    /// Encrypts blocks in place, many in flight (ECB on whole blocks).
+    #[inline]
+    pub fn encrypt_blocks(&self, blocks: &mut [Block]) {
+        self.crypt_blocks(&self.enc, blocks);
+    }
+
+    /// Decrypts blocks in place, many in flight.
+    #[inline]
+    pub fn decrypt_blocks(&self, blocks: &mut [Block]) {
+        self.crypt_blocks(&self.dec, blocks);
+    }
+
+    /// One block, on the path with the shortest latency (for chained modes).
+    fn crypt_block(&self, s: &Schedule, block: &mut Block) {
+        match self.engine {
+            Engine::Soft => soft_word::crypt_blocks(&s.rk, core::slice::from_mut(block)),
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk, core::slice::from_mut(block)),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(t) => x86_gfni::crypt_block(t, &s.rk_a1, block),
+        }
+    }
+
+    fn crypt_blocks(&self, s: &Schedule, blocks: &mut [Block]) {
+        match self.engine {
+            Engine::Soft => soft_crypt_blocks(&s.rk, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(t) => x86_gfni::crypt_blocks(t, &s.rk_a1, blocks),
+        }
+    }
+}
+
+/// Below this many blocks the word kernel beats a 64-lane bitsliced pass.
+const BITSLICE_FROM: usize = 12;
+
+fn soft_crypt_blocks(rk: &[u32; 32], blocks: &mut [Block]) {
+    for chunk in blocks.chunks_mut(soft_bitsliced::LANES) {
+        if chunk.len() >= BITSLICE_FROM {
+            soft_bitsliced::crypt64(rk, chunk);
+        } else {
+            soft_word::crypt_blocks(rk, chunk);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_schedule_of_the_standard_example() {
+        let key = [
+            0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
+            0x32, 0x10,
+        ];
+        let rk = expand_key(&key);
+        assert_eq!(
+            &rk[..4],
+            &[0xf121_86f9, 0x4166_2b61, 0x5a6a_b19a, 0x7ba9_2077]
+        );
+        assert_eq!(rk[31], 0x9124_a012);
+        assert_eq!(CK[1], 0x1c23_2a31);
+    }
+}

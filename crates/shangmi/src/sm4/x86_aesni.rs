@@ -1,0 +1,196 @@
+//! SM4 for the AVX2 tier: the S-box through AESENCLAST between two affine maps.
+//!
+//! The SM4 and AES S-boxes are both affine maps around inversion in GF(2^8), so
+//! `S_sm4(x) = POST(S_aes(PRE(x)))` for two affine maps, done here as pairs of 16-entry nibble
+//! lookups (VPSHUFB on constant tables: the table is indexed by data, but it sits in a register,
+//! so there is no memory access and the timing does not depend on the index). AESENCLAST also
+//! applies ShiftRows; the input is pre-shuffled with its inverse. Eight blocks per YMM set (one
+//! word of eight blocks per register), two sets interleaved. Without VAES, AESENCLAST works on
+//! 128 bits, so each YMM is split for that one instruction.
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::*;
+
+use super::Block;
+use super::constants::{POST_HI, POST_LO, PRE_HI, PRE_LO};
+use crate::cpu::Avx2;
+
+/// Encrypts (or, with reversed round keys, decrypts) blocks.
+pub(crate) fn crypt_blocks(_token: Avx2, rk: &[u32; 32], blocks: &mut [Block]) {
+    // SAFETY: the token proves AVX2 and AES-NI.
+    unsafe { crypt_blocks_avx2(rk, blocks) }
+}
+
+#[target_feature(enable = "avx2,aes")]
+fn crypt_blocks_avx2(rk: &[u32; 32], blocks: &mut [Block]) {
+    let (pairs, rest) = blocks.as_chunks_mut::<16>();
+    for chunk in pairs {
+        crypt_sets::<2>(rk, chunk.as_flattened_mut());
+    }
+    let (sets, rest) = rest.as_chunks_mut::<8>();
+    for chunk in sets {
+        crypt_sets::<1>(rk, chunk.as_flattened_mut());
+    }
+    if !rest.is_empty() {
+        let mut buf = [[0u8; 16]; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        crypt_sets::<1>(rk, buf.as_flattened_mut());
+        rest.copy_from_slice(&buf[..rest.len()]);
+        zeroize::Zeroize::zeroize(&mut buf);
+    }
+}
+
+/// The four 128-bit-lane 4x4 word transposes (blocks to words and back).
+#[inline(always)]
+fn transpose(b: [__m256i; 4]) -> [__m256i; 4] {
+    // SAFETY: register-only shuffles; AVX2 is enabled in every caller.
+    unsafe {
+        let t0 = _mm256_unpacklo_epi32(b[0], b[1]);
+        let t1 = _mm256_unpackhi_epi32(b[0], b[1]);
+        let t2 = _mm256_unpacklo_epi32(b[2], b[3]);
+        let t3 = _mm256_unpackhi_epi32(b[2], b[3]);
+        [
+            _mm256_unpacklo_epi64(t0, t2),
+            _mm256_unpackhi_epi64(t0, t2),
+            _mm256_unpacklo_epi64(t1, t3),
+            _mm256_unpackhi_epi64(t1, t3),
+        ]
+    }
+}
+
+/// Register-held constants of the round function.
+struct Consts {
+    bswap: __m256i,
+    low_nibble: __m256i,
+    pre_lo: __m256i,
+    pre_hi: __m256i,
+    post_lo: __m256i,
+    post_hi: __m256i,
+    inv_shift_rows: __m256i,
+    rot8: __m256i,
+    rot16: __m256i,
+    rot24: __m256i,
+}
+
+#[inline(always)]
+fn table(t: [u8; 16]) -> __m256i {
+    // SAFETY: an unaligned load of 16 bytes from a 16-byte array; AVX2 is enabled in callers.
+    unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast())) }
+}
+
+#[inline(always)]
+fn consts() -> Consts {
+    // SAFETY: register construction only; AVX2 is enabled in every caller.
+    unsafe {
+        let perm = |p: [i8; 16]| {
+            _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12],
+                p[13], p[14], p[15],
+            ))
+        };
+        Consts {
+            bswap: perm([3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12]),
+            low_nibble: _mm256_set1_epi8(0x0f),
+            pre_lo: table(PRE_LO),
+            pre_hi: table(PRE_HI),
+            post_lo: table(POST_LO),
+            post_hi: table(POST_HI),
+            // AESENCLAST's ShiftRows moves byte 5 to 1, 10 to 2, ...; this undoes it ahead.
+            inv_shift_rows: perm([0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3]),
+            rot8: perm([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]),
+            rot16: perm([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]),
+            rot24: perm([1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12]),
+        }
+    }
+}
+
+/// `lo[x & 15] ^ hi[x >> 4]` on every byte.
+#[inline(always)]
+fn nibble_affine(x: __m256i, lo: __m256i, hi: __m256i, mask: __m256i) -> __m256i {
+    // SAFETY: register-only operations; AVX2 is enabled in every caller.
+    unsafe {
+        let l = _mm256_shuffle_epi8(lo, _mm256_and_si256(x, mask));
+        let h = _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16::<4>(x), mask));
+        _mm256_xor_si256(l, h)
+    }
+}
+
+/// The SM4 S-box on every byte.
+#[inline(always)]
+fn sbox(x: __m256i, c: &Consts) -> __m256i {
+    // SAFETY: register-only operations; AVX2 and AES-NI are enabled in every caller.
+    unsafe {
+        let x = nibble_affine(
+            _mm256_shuffle_epi8(x, c.inv_shift_rows),
+            c.pre_lo,
+            c.pre_hi,
+            c.low_nibble,
+        );
+        let zero = _mm_setzero_si128();
+        let lo = _mm_aesenclast_si128(_mm256_castsi256_si128(x), zero);
+        let hi = _mm_aesenclast_si128(_mm256_extracti128_si256::<1>(x), zero);
+        let y = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+        nibble_affine(y, c.post_lo, c.post_hi, c.low_nibble)
+    }
+}
+
+/// x0 ^ L(t), with L(t) = t ^ rotl24(t) ^ rotl2(t ^ rotl8(t) ^ rotl16(t)): the byte
+/// rotations are single shuffles, leaving one shift-based rotation.
+#[inline(always)]
+fn linear(x0: __m256i, t: __m256i, c: &Consts) -> __m256i {
+    // SAFETY: register-only operations; AVX2 is enabled in every caller.
+    unsafe {
+        let a = _mm256_xor_si256(
+            _mm256_xor_si256(t, _mm256_shuffle_epi8(t, c.rot8)),
+            _mm256_shuffle_epi8(t, c.rot16),
+        );
+        let a = _mm256_or_si256(_mm256_slli_epi32::<2>(a), _mm256_srli_epi32::<30>(a));
+        _mm256_xor_si256(
+            _mm256_xor_si256(x0, t),
+            _mm256_xor_si256(a, _mm256_shuffle_epi8(t, c.rot24)),
+        )
+    }
+}
+
+/// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round.
+#[inline(always)]
+fn crypt_sets<const S: usize>(rk: &[u32; 32], data: &mut [u8]) {
+    debug_assert_eq!(data.len(), 128 * S);
+    // SAFETY: AVX2 and AES-NI are enabled in the only caller; loads and stores stay inside
+    // `data` (128 * S bytes, 32 per access).
+    unsafe {
+        let c = consts();
+        let p = data.as_mut_ptr().cast::<__m256i>();
+        let mut x: [[__m256i; 4]; S] = core::array::from_fn(|s| {
+            transpose(core::array::from_fn(|i| {
+                _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(4 * s + i)), c.bswap)
+            }))
+        });
+        // Round i replaces word i % 4; four rounds at a time keep every index constant.
+        macro_rules! round {
+            ($i:expr, $a:literal, $b:literal, $c:literal, $d:literal) => {{
+                let key = _mm256_set1_epi32(rk[$i] as i32);
+                for set in x.iter_mut() {
+                    let t = _mm256_xor_si256(
+                        _mm256_xor_si256(set[$b], set[$c]),
+                        _mm256_xor_si256(set[$d], key),
+                    );
+                    let t = sbox(t, &c);
+                    set[$a] = linear(set[$a], t, &c);
+                }
+            }};
+        }
+        for i in (0..32).step_by(4) {
+            round!(i, 0, 1, 2, 3);
+            round!(i + 1, 1, 2, 3, 0);
+            round!(i + 2, 2, 3, 0, 1);
+            round!(i + 3, 3, 0, 1, 2);
+        }
+        for (s, set) in x.iter().enumerate() {
+            let out = transpose([set[3], set[2], set[1], set[0]]);
+            for (i, v) in out.iter().enumerate() {
+                _mm256_storeu_si256(p.add(4 * s + i), _mm256_shuffle_epi8(*v, c.bswap));
+            }
+        }
+    }
+}
