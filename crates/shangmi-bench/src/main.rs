@@ -6,6 +6,7 @@ mod input;
 mod openssl_ffi;
 mod report;
 mod sm3_ops;
+mod sm4_ops;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         slice: Duration::from_millis(args.slice_ms.unwrap_or(if args.quick { 40 } else { 120 })),
     };
     let mut cases = sm3_ops::cases(args.quick);
+    cases.extend(sm4_ops::cases(args.quick));
     if let Some(only) = &args.only {
         cases.retain(|c| c.op.contains(only.as_str()));
     }

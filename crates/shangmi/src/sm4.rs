@@ -16,9 +16,12 @@
 //! the S-box as a Boolean circuit, the x86 ones with AES-NI or GFNI instructions.
 
 mod constants;
+mod ghash;
+pub mod modes;
 mod soft_bitsliced;
 mod soft_sbox;
 mod soft_word;
+mod traits;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
@@ -27,6 +30,9 @@ mod x86_gfni;
 use zeroize::Zeroize;
 
 use crate::cpu::{Backend, UnsupportedBackend};
+pub use modes::Error;
+pub use modes::ccm::Sm4Ccm;
+pub use modes::gcm::Sm4Gcm;
 
 /// Block length in bytes.
 pub const BLOCK_SIZE: usize = 16;
@@ -191,6 +197,17 @@ impl Sm4 {
     #[inline]
     pub fn decrypt_blocks(&self, blocks: &mut [Block]) {
         self.crypt_blocks(&self.dec, blocks);
+    }
+
+    /// The backend tier this key runs on.
+    pub fn backend(&self) -> Backend {
+        match self.engine {
+            Engine::Soft => Backend::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(_) => Backend::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(_) => Backend::Avx512,
+        }
     }
 
     /// One block, on the path with the shortest latency (for chained modes).

@@ -1,0 +1,118 @@
+//! GHASH, the universal hash of GCM (NIST SP 800-38D section 6.4).
+//!
+//! Blocks are handled as big-endian 128-bit integers. With `hkey = H x^-1` (the key shifted
+//! left one bit, reduced), the carry-less product of a block and `hkey` reduces with two
+//! carry-less multiplications by 0xC2000000_00000000; products of many blocks with powers of H
+//! are summed before a single reduction. The portable backend computes carry-less products with
+//! ordinary multiplications on bits spread four apart (constant time, no tables); the x86
+//! backends use PCLMULQDQ (8 blocks per reduction) and VPCLMULQDQ (16 blocks per reduction).
+
+mod soft;
+#[cfg(target_arch = "x86_64")]
+mod x86_clmul;
+#[cfg(target_arch = "x86_64")]
+mod x86_vpclmul;
+
+use zeroize::Zeroize;
+
+use super::Block;
+use crate::cpu::Backend;
+
+/// `H x^-1 mod g` in the big-endian-integer representation: H shifted left one bit, with
+/// x^-1 = 0xC2000000_00000000_00000000_00000001 folded in when a bit falls off.
+pub(crate) fn hkey(h: u128) -> u128 {
+    (h << 1) ^ (0u128.wrapping_sub(h >> 127) & 0xc200_0000_0000_0000_0000_0000_0000_0001)
+}
+
+/// H^n in GCM's field, by the portable multiplication (key setup only).
+pub(crate) fn power(h: u128, n: usize) -> u128 {
+    let k = hkey(h);
+    let mut acc = h;
+    for _ in 1..n {
+        acc = soft::mul(acc, k);
+    }
+    acc
+}
+
+// The precomputed powers live inline: one GHASH per key object, and no allocation per message.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+enum Engine {
+    Soft(u128),
+    #[cfg(target_arch = "x86_64")]
+    Clmul(crate::cpu::Avx2, x86_clmul::Key),
+    #[cfg(target_arch = "x86_64")]
+    Vpclmul(crate::cpu::Avx512, x86_vpclmul::Key),
+}
+
+/// A running GHASH.
+#[derive(Clone)]
+pub(crate) struct GHash {
+    engine: Engine,
+    acc: u128,
+}
+
+impl GHash {
+    /// GHASH keyed with `h` on the given backend tier (falls back to portable if unavailable).
+    pub(crate) fn new(h: &Block, backend: Backend) -> Self {
+        let h = u128::from_be_bytes(*h);
+        let engine = match backend {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => match crate::cpu::Avx512::get() {
+                Some(t) => Engine::Vpclmul(t, x86_vpclmul::Key::new(h)),
+                None => Engine::Soft(hkey(h)),
+            },
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => match crate::cpu::Avx2::get() {
+                Some(t) => Engine::Clmul(t, x86_clmul::Key::new(h)),
+                None => Engine::Soft(hkey(h)),
+            },
+            _ => Engine::Soft(hkey(h)),
+        };
+        GHash { engine, acc: 0 }
+    }
+
+    /// Absorbs whole blocks.
+    pub(crate) fn update_blocks(&mut self, blocks: &[Block]) {
+        if blocks.is_empty() {
+            return;
+        }
+        match &self.engine {
+            Engine::Soft(k) => {
+                for b in blocks {
+                    self.acc = soft::mul(self.acc ^ u128::from_be_bytes(*b), *k);
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::Clmul(t, key) => self.acc = x86_clmul::update(*t, key, self.acc, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vpclmul(t, key) => self.acc = x86_vpclmul::update(*t, key, self.acc, blocks),
+        }
+    }
+
+    /// Absorbs `data`, zero-padded to a whole number of blocks.
+    pub(crate) fn update_padded(&mut self, data: &[u8]) {
+        let (blocks, rest) = data.as_chunks::<16>();
+        self.update_blocks(blocks);
+        if !rest.is_empty() {
+            let mut last = [0u8; 16];
+            last[..rest.len()].copy_from_slice(rest);
+            self.update_blocks(&[last]);
+            last.zeroize();
+        }
+    }
+
+    /// The hash so far, as a block.
+    pub(crate) fn value(&self) -> Block {
+        self.acc.to_be_bytes()
+    }
+}
+
+impl Drop for GHash {
+    fn drop(&mut self) {
+        self.acc.zeroize();
+        if let Engine::Soft(k) = &mut self.engine {
+            k.zeroize();
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! SM4-GCM (NIST SP 800-38D with SM4; RFC 8998 for TLS 1.3).
+//!
+//! The tag length belongs to the key object, never to the input: 16 bytes by default, 12 to
+//! 16 on request, and 4 or 8 only through [`Sm4Gcm::with_short_tag`], whose name says what it
+//! is. Decryption authenticates everything before it decrypts anything, so no unauthenticated
+//! plaintext exists even briefly; on failure the buffer is zeroed.
+
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
+
+use super::super::ghash::GHash;
+use super::super::{Block, Sm4};
+use super::ctr::{Counter32, Increment, apply};
+use super::{Error, xor_in_place};
+
+/// Longest plaintext: 2^32 - 2 blocks.
+pub const MAX_PLAINTEXT: u64 = (1 << 36) - 32;
+/// Longest associated data (2^61 - 1 bytes).
+pub const MAX_AAD: u64 = (1 << 61) - 1;
+
+/// SM4-GCM with a fixed tag length.
+#[derive(Clone)]
+pub struct Sm4Gcm {
+    cipher: Sm4,
+    ghash: GHash,
+    tag_len: usize,
+}
+
+impl core::fmt::Debug for Sm4Gcm {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sm4Gcm")
+            .field("tag_len", &self.tag_len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sm4Gcm {
+    /// SM4-GCM with 16-byte tags.
+    pub fn new(key: &[u8; 16]) -> Self {
+        Self::from_cipher(Sm4::new(key), 16)
+    }
+
+    /// SM4-GCM with tags of 12 to 16 bytes.
+    pub fn with_tag_len(key: &[u8; 16], tag_len: usize) -> Result<Self, Error> {
+        if !(12..=16).contains(&tag_len) {
+            return Err(Error::InvalidTagLength);
+        }
+        Ok(Self::from_cipher(Sm4::new(key), tag_len))
+    }
+
+    /// SM4-GCM with tags of 4 to 16 bytes. Tags under 12 bytes can be forged with far less
+    /// work than 2^96 (NIST SP 800-38D Appendix C limits their use); only for protocols that
+    /// require them.
+    pub fn with_short_tag(key: &[u8; 16], tag_len: usize) -> Result<Self, Error> {
+        if !(4..=16).contains(&tag_len) {
+            return Err(Error::InvalidTagLength);
+        }
+        Ok(Self::from_cipher(Sm4::new(key), tag_len))
+    }
+
+    /// SM4-GCM on an expanded key, with tags of 12 to 16 bytes.
+    pub fn with_cipher(cipher: Sm4, tag_len: usize) -> Result<Self, Error> {
+        if !(12..=16).contains(&tag_len) {
+            return Err(Error::InvalidTagLength);
+        }
+        Ok(Self::from_cipher(cipher, tag_len))
+    }
+
+    fn from_cipher(cipher: Sm4, tag_len: usize) -> Self {
+        let mut h = [0u8; 16];
+        cipher.encrypt_block(&mut h);
+        let ghash = GHash::new(&h, cipher.backend());
+        h.zeroize();
+        Sm4Gcm {
+            cipher,
+            ghash,
+            tag_len,
+        }
+    }
+
+    /// The tag length in bytes.
+    pub fn tag_len(&self) -> usize {
+        self.tag_len
+    }
+
+    /// Encrypts `plaintext`; returns ciphertext || tag.
+    pub fn encrypt(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::with_capacity(plaintext.len() + self.tag_len);
+        out.extend_from_slice(plaintext);
+        let tag = self.encrypt_in_place_detached(nonce, aad, &mut out)?;
+        out.extend_from_slice(&tag[..self.tag_len]);
+        Ok(out)
+    }
+
+    /// Decrypts ciphertext || tag; [`Error::Decrypt`] for any authentication failure.
+    pub fn decrypt(&self, nonce: &[u8], aad: &[u8], sealed: &[u8]) -> Result<Vec<u8>, Error> {
+        let ct_len = sealed
+            .len()
+            .checked_sub(self.tag_len)
+            .ok_or(Error::Decrypt)?;
+        let (ct, tag) = sealed.split_at(ct_len);
+        let mut out = ct.to_vec();
+        self.decrypt_in_place_detached(nonce, aad, &mut out, tag)?;
+        Ok(out)
+    }
+
+    /// Encrypts `buf` in place; returns the full 16-byte tag block, of which the first
+    /// [`Sm4Gcm::tag_len`] bytes are the tag.
+    pub fn encrypt_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> Result<Block, Error> {
+        let mut s = self.start(nonce, aad)?;
+        s.encrypt(buf)?;
+        Ok(s.finish())
+    }
+
+    /// Checks the tag over `aad` and the ciphertext in `buf`, then decrypts `buf` in place.
+    /// The tag must be exactly [`Sm4Gcm::tag_len`] bytes. On failure `buf` is zeroed.
+    pub fn decrypt_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        let result = (|| {
+            let mut check = self.start(nonce, aad)?;
+            check.absorb_ciphertext(buf)?;
+            check.verify(tag)?;
+            let mut dec = self.start(nonce, aad)?;
+            dec.keystream(buf);
+            Ok(())
+        })();
+        if result.is_err() {
+            buf.zeroize();
+        }
+        result
+    }
+
+    /// Begins a message, for data that arrives in pieces.
+    pub fn start(&self, nonce: &[u8], aad: &[u8]) -> Result<GcmStream<'_>, Error> {
+        if nonce.is_empty() {
+            return Err(Error::InvalidNonce);
+        }
+        if aad.len() as u64 > MAX_AAD {
+            return Err(Error::InvalidLength);
+        }
+        let mut j0 = [0u8; 16];
+        if nonce.len() == 12 {
+            j0[..12].copy_from_slice(nonce);
+            j0[15] = 1;
+        } else {
+            let mut g = self.ghash.clone();
+            g.update_padded(nonce);
+            let mut lens = [0u8; 16];
+            lens[8..].copy_from_slice(&(nonce.len() as u64).wrapping_mul(8).to_be_bytes());
+            g.update_blocks(&[lens]);
+            j0 = g.value();
+        }
+        let mut ek_j0 = j0;
+        self.cipher.encrypt_block(&mut ek_j0);
+        let mut counter = j0;
+        Counter32.next(&mut counter);
+        j0.zeroize();
+        let mut ghash = self.ghash.clone();
+        ghash.update_padded(aad);
+        Ok(GcmStream {
+            gcm: self,
+            ghash,
+            counter,
+            ek_j0,
+            aad_len: aad.len() as u64,
+            ct_len: 0,
+            ks: [0; 16],
+            ks_used: 16,
+            pending: [0; 16],
+            pending_len: 0,
+        })
+    }
+}
+
+/// One message in progress. Encrypt with [`GcmStream::encrypt`] and [`GcmStream::finish`];
+/// to decrypt a stream, authenticate it first ([`GcmStream::absorb_ciphertext`] then
+/// [`GcmStream::verify`]) and decrypt in a second pass, or hold the output back until
+/// `verify` succeeds: [`GcmStream::decrypt_unverified`] returns plaintext that is not yet
+/// authenticated, as its name says.
+pub struct GcmStream<'a> {
+    gcm: &'a Sm4Gcm,
+    ghash: GHash,
+    counter: Block,
+    ek_j0: Block,
+    aad_len: u64,
+    ct_len: u64,
+    ks: Block,
+    ks_used: usize,
+    pending: Block,
+    pending_len: usize,
+}
+
+impl GcmStream<'_> {
+    /// Encrypts the next piece of plaintext in place.
+    pub fn encrypt(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+        self.count(buf.len())?;
+        self.keystream(buf);
+        self.hash(buf);
+        Ok(())
+    }
+
+    /// Decrypts the next piece in place WITHOUT knowing yet whether it is authentic; the caller
+    /// must not release it before [`GcmStream::verify`] succeeds.
+    pub fn decrypt_unverified(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+        self.count(buf.len())?;
+        self.hash(buf);
+        self.keystream(buf);
+        Ok(())
+    }
+
+    /// Authenticates the next piece of ciphertext without decrypting it.
+    pub fn absorb_ciphertext(&mut self, buf: &[u8]) -> Result<(), Error> {
+        self.count(buf.len())?;
+        self.hash(buf);
+        Ok(())
+    }
+
+    /// The full 16-byte tag block (the tag is its first `tag_len` bytes).
+    pub fn finish(mut self) -> Block {
+        self.tag()
+    }
+
+    /// Compares the tag in constant time; the tag must be exactly `tag_len` bytes.
+    pub fn verify(mut self, tag: &[u8]) -> Result<(), Error> {
+        let n = self.gcm.tag_len;
+        let mut ours = self.tag();
+        let ok = tag.len() == n && bool::from(ours[..n].ct_eq(tag));
+        ours.zeroize();
+        if ok { Ok(()) } else { Err(Error::Decrypt) }
+    }
+
+    fn count(&mut self, n: usize) -> Result<(), Error> {
+        let total = self
+            .ct_len
+            .checked_add(n as u64)
+            .ok_or(Error::InvalidLength)?;
+        if total > MAX_PLAINTEXT {
+            return Err(Error::InvalidLength);
+        }
+        self.ct_len = total;
+        Ok(())
+    }
+
+    fn keystream(&mut self, mut buf: &mut [u8]) {
+        while self.ks_used < 16 && !buf.is_empty() {
+            buf[0] ^= self.ks[self.ks_used];
+            self.ks_used += 1;
+            buf = &mut buf[1..];
+        }
+        if buf.is_empty() {
+            return;
+        }
+        if let Some((ks, used)) = apply(&self.gcm.cipher, Counter32, &mut self.counter, buf) {
+            self.ks = ks;
+            self.ks_used = used;
+        }
+    }
+
+    fn hash(&mut self, mut data: &[u8]) {
+        if self.pending_len > 0 {
+            let take = (16 - self.pending_len).min(data.len());
+            self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&data[..take]);
+            self.pending_len += take;
+            data = &data[take..];
+            if self.pending_len < 16 {
+                return;
+            }
+            let block = self.pending;
+            self.ghash.update_blocks(&[block]);
+            self.pending_len = 0;
+        }
+        let (blocks, rest) = data.as_chunks::<16>();
+        self.ghash.update_blocks(blocks);
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.pending_len = rest.len();
+    }
+
+    fn tag(&mut self) -> Block {
+        if self.pending_len > 0 {
+            let n = self.pending_len;
+            let pending = self.pending;
+            self.ghash.update_padded(&pending[..n]);
+            self.pending_len = 0;
+        }
+        let mut lens = [0u8; 16];
+        lens[..8].copy_from_slice(&self.aad_len.wrapping_mul(8).to_be_bytes());
+        lens[8..].copy_from_slice(&self.ct_len.wrapping_mul(8).to_be_bytes());
+        self.ghash.update_blocks(&[lens]);
+        let mut t = self.ghash.value();
+        xor_in_place(&mut t, &self.ek_j0);
+        t
+    }
+}
+
+impl Drop for GcmStream<'_> {
+    fn drop(&mut self) {
+        self.ek_j0.zeroize();
+        self.ks.zeroize();
+        self.pending.zeroize();
+        self.counter.zeroize();
+    }
+}

@@ -1,0 +1,219 @@
+//! Block-cipher MACs over SM4: CMAC (NIST SP 800-38B; GB/T 15852.1 MAC algorithm 5),
+//! XCBC-MAC (RFC 3566's construction with SM4) and raw CBC-MAC.
+//!
+//! CMAC is the one to use. CBC-MAC is only secure for messages of one fixed length, and is
+//! offered for protocols that define it.
+
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
+
+use super::super::{Block, Sm4};
+use super::{Error, xor_in_place};
+
+/// Doubling in GF(2^128) as CMAC defines it (big-endian, 0x87), in constant time.
+fn dbl(b: &Block) -> Block {
+    let v = u128::from_be_bytes(*b);
+    ((v << 1) ^ (0u128.wrapping_sub(v >> 127) & 0x87)).to_be_bytes()
+}
+
+/// The shared CBC chain: all whole blocks but the last are absorbed at once; the last stays
+/// buffered until finalization knows whether it is the last.
+#[derive(Clone)]
+struct Chain {
+    cipher: Sm4,
+    state: Block,
+    buf: Block,
+    len: usize,
+}
+
+impl Chain {
+    fn new(cipher: Sm4) -> Self {
+        Chain {
+            cipher,
+            state: [0; 16],
+            buf: [0; 16],
+            len: 0,
+        }
+    }
+
+    fn update(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            if self.len == 16 {
+                xor_in_place(&mut self.state, &self.buf);
+                self.cipher.encrypt_block(&mut self.state);
+                self.len = 0;
+            }
+            let take = (16 - self.len).min(data.len());
+            self.buf[self.len..self.len + take].copy_from_slice(&data[..take]);
+            self.len += take;
+            data = &data[take..];
+        }
+    }
+
+    /// Finishes with `complete` XORed into a full last block or `partial` into a padded one.
+    fn finish(&mut self, complete: &Block, partial: &Block) -> Block {
+        let mut last = self.buf;
+        if self.len == 16 {
+            xor_in_place(&mut last, complete);
+        } else {
+            last[self.len] = 0x80;
+            last[self.len + 1..].fill(0);
+            xor_in_place(&mut last, partial);
+        }
+        xor_in_place(&mut self.state, &last);
+        self.cipher.encrypt_block(&mut self.state);
+        last.zeroize();
+        self.state
+    }
+}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        self.state.zeroize();
+        self.buf.zeroize();
+    }
+}
+
+fn verify_tag(ours: &Block, tag: &[u8]) -> Result<(), Error> {
+    // Tags shorter than 8 bytes are refused: too easy to guess.
+    if tag.len() < 8 || tag.len() > 16 {
+        return Err(Error::InvalidTagLength);
+    }
+    if bool::from(ours[..tag.len()].ct_eq(tag)) {
+        Ok(())
+    } else {
+        Err(Error::Decrypt)
+    }
+}
+
+/// SM4-CMAC.
+#[derive(Clone)]
+pub struct Cmac {
+    chain: Chain,
+    k1: Block,
+    k2: Block,
+}
+
+impl Cmac {
+    /// A MAC keyed with `key`.
+    pub fn new(key: &[u8; 16]) -> Self {
+        Self::with_cipher(Sm4::new(key))
+    }
+
+    /// A MAC on an expanded key.
+    pub fn with_cipher(cipher: Sm4) -> Self {
+        let mut l = [0u8; 16];
+        cipher.encrypt_block(&mut l);
+        let k1 = dbl(&l);
+        let k2 = dbl(&k1);
+        l.zeroize();
+        Cmac {
+            chain: Chain::new(cipher),
+            k1,
+            k2,
+        }
+    }
+
+    /// Absorbs `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        self.chain.update(data);
+    }
+
+    /// The 16-byte tag.
+    pub fn finalize(mut self) -> Block {
+        let (k1, k2) = (self.k1, self.k2);
+        self.chain.finish(&k1, &k2)
+    }
+
+    /// Checks a tag of 8 to 16 bytes (a truncation of the full tag) in constant time.
+    pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
+        let mut ours = self.finalize();
+        let r = verify_tag(&ours, tag);
+        ours.zeroize();
+        r
+    }
+}
+
+impl Drop for Cmac {
+    fn drop(&mut self) {
+        self.k1.zeroize();
+        self.k2.zeroize();
+    }
+}
+
+/// One-shot SM4-CMAC.
+pub fn cmac(key: &[u8; 16], data: &[u8]) -> Block {
+    let mut m = Cmac::new(key);
+    m.update(data);
+    m.finalize()
+}
+
+/// SM4-XCBC-MAC: RFC 3566's construction (K1, K2, K3 = E(0x01..), E(0x02..), E(0x03..)).
+#[derive(Clone)]
+pub struct XcbcMac {
+    chain: Chain,
+    k2: Block,
+    k3: Block,
+}
+
+impl XcbcMac {
+    /// A MAC keyed with `key`.
+    pub fn new(key: &[u8; 16]) -> Self {
+        let cipher = Sm4::new(key);
+        let derive = |byte: u8| {
+            let mut b = [byte; 16];
+            cipher.encrypt_block(&mut b);
+            b
+        };
+        let mut k1 = derive(1);
+        let (k2, k3) = (derive(2), derive(3));
+        let mac = XcbcMac {
+            chain: Chain::new(Sm4::new(&k1)),
+            k2,
+            k3,
+        };
+        k1.zeroize();
+        mac
+    }
+
+    /// Absorbs `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        self.chain.update(data);
+    }
+
+    /// The 16-byte tag.
+    pub fn finalize(mut self) -> Block {
+        let (k2, k3) = (self.k2, self.k3);
+        self.chain.finish(&k2, &k3)
+    }
+
+    /// Checks a tag of 8 to 16 bytes in constant time.
+    pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
+        let mut ours = self.finalize();
+        let r = verify_tag(&ours, tag);
+        ours.zeroize();
+        r
+    }
+}
+
+impl Drop for XcbcMac {
+    fn drop(&mut self) {
+        self.k2.zeroize();
+        self.k3.zeroize();
+    }
+}
+
+/// Raw CBC-MAC with a zero IV over whole blocks (the caller pads as its protocol says).
+/// Secure only when every message has the same length.
+pub fn cbc_mac(cipher: &Sm4, data: &[u8]) -> Result<Block, Error> {
+    let (blocks, rest) = data.as_chunks::<16>();
+    if !rest.is_empty() || blocks.is_empty() {
+        return Err(Error::InvalidLength);
+    }
+    let mut state = [0u8; 16];
+    for b in blocks {
+        xor_in_place(&mut state, b);
+        cipher.encrypt_block(&mut state);
+    }
+    Ok(state)
+}

@@ -1,0 +1,51 @@
+//! PKCS#7 padding, and its removal in constant time.
+
+use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
+
+use super::Error;
+
+/// Appends 1..=16 bytes of value n.
+pub(crate) fn pad(data: &mut Vec<u8>) {
+    let n = 16 - data.len() % 16;
+    data.resize(data.len() + n, n as u8);
+}
+
+/// The padding length of the last block, or [`Error::Decrypt`]: every failure (pad byte 0,
+/// above 16, inconsistent bytes) is one error, and the time taken does not depend on which
+/// bytes are wrong or on the padding length.
+pub(crate) fn unpad_len(last: &[u8; 16]) -> Result<usize, Error> {
+    let n = last[15];
+    let mut ok = !n.ct_eq(&0) & n.ct_lt(&17);
+    for (i, &b) in last.iter().enumerate() {
+        // Byte i is padding iff i >= 16 - n.
+        let in_pad = !(i as u8).ct_lt(&16u8.wrapping_sub(n));
+        ok &= !in_pad | b.ct_eq(&n);
+    }
+    let len = u8::conditional_select(&0, &n, ok);
+    if bool::from(ok) {
+        Ok(usize::from(len))
+    } else {
+        Err(Error::Decrypt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_exactly_the_valid_paddings() {
+        for n in 0u8..=255 {
+            for fill in [0u8, 1, 0xaa] {
+                let mut b = [fill; 16];
+                b[15] = n;
+                let valid = (1..=16).contains(&n) && (16 - usize::from(n)..16).all(|i| b[i] == n);
+                assert_eq!(unpad_len(&b).is_ok(), valid, "n {n} fill {fill}");
+            }
+        }
+        let mut b = [7u8; 16];
+        b[9] = 6;
+        assert_eq!(unpad_len(&b), Err(Error::Decrypt));
+        assert_eq!(unpad_len(&[16; 16]), Ok(16));
+    }
+}
