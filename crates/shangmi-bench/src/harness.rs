@@ -30,6 +30,9 @@ pub type Job = Box<dyn FnMut(&mut [u8])>;
 pub struct Candidate {
     pub imp: &'static str,
     pub run: Job,
+    /// A deterministic variant of `run` for the agreement check, for ops whose timed form is
+    /// randomised (signatures with fresh nonces): it must write what every peer writes.
+    pub check: Option<Job>,
 }
 
 impl Candidate {
@@ -37,6 +40,19 @@ impl Candidate {
         Candidate {
             imp,
             run: Box::new(run),
+            check: None,
+        }
+    }
+
+    pub fn checked(
+        imp: &'static str,
+        check: impl FnMut(&mut [u8]) + 'static,
+        run: impl FnMut(&mut [u8]) + 'static,
+    ) -> Self {
+        Candidate {
+            imp,
+            run: Box::new(run),
+            check: Some(Box::new(check)),
         }
     }
 }
@@ -78,7 +94,10 @@ pub fn measure(case: &mut Case, plan: &Plan) -> Vec<Figure> {
     let first = case.candidates.first().map_or("?", |c| c.imp);
     for (i, c) in case.candidates.iter_mut().enumerate() {
         let mut out = vec![0u8; case.out_len];
-        (c.run)(&mut out);
+        match c.check.as_mut() {
+            Some(check) => check(&mut out),
+            None => (c.run)(&mut out),
+        }
         if i == 0 {
             reference = out;
             ok.push(true);

@@ -5,6 +5,7 @@ mod harness;
 mod input;
 mod openssl_ffi;
 mod report;
+mod sm2_ops;
 mod sm3_ops;
 mod sm4_ops;
 
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
     };
     let mut cases = sm3_ops::cases(args.quick);
     cases.extend(sm4_ops::cases(args.quick));
+    cases.extend(sm2_ops::cases(args.quick));
     if let Some(only) = &args.only {
         cases.retain(|c| c.op.contains(only.as_str()));
     }

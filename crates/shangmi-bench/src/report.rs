@@ -183,6 +183,41 @@ fn target_checks(figs: &[Figure]) -> Vec<String> {
         ),
         2.0,
     );
+    let none = None;
+    let vs_ecdsa = |op: &str, base: &str| {
+        ratio(
+            find(figs, op, none, "shangmi"),
+            find(figs, base, none, "openssl"),
+        )
+    };
+    line(
+        "sm2-sign / ecdsa-p256-sign (openssl)",
+        vs_ecdsa("sm2-sign", "ecdsa-p256-sign"),
+        1.5,
+    );
+    line(
+        "sm2-sign-pool / ecdsa-p256-sign (openssl)",
+        vs_ecdsa("sm2-sign-pool", "ecdsa-p256-sign"),
+        3.2,
+    );
+    line(
+        "sm2-keygen / ecdsa-p256-sign (openssl)",
+        vs_ecdsa("sm2-keygen", "ecdsa-p256-sign"),
+        3.5,
+    );
+    line(
+        "sm2-verify / ecdsa-p256-verify (openssl)",
+        vs_ecdsa("sm2-verify", "ecdsa-p256-verify"),
+        1.4,
+    );
+    line(
+        "sm2-verify-precomputed / sm2-verify (shangmi)",
+        ratio(
+            find(figs, "sm2-verify-precomputed", none, "shangmi"),
+            find(figs, "sm2-verify", none, "shangmi"),
+        ),
+        1.3,
+    );
     for op in ["sm4-gcm-seal", "sm4-gcm-open", "sm4-xts", "sm4-ctr"] {
         if let (Some(me), Some(aes)) = (
             find(figs, op, k8, "shangmi"),

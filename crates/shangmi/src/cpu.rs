@@ -6,14 +6,13 @@
 //! | tier | requires | used by |
 //! |---|---|---|
 //! | [`Backend::Portable`] | nothing | everything; always built, always tested |
-//! | [`Backend::Avx2`] | AVX2, BMI1, BMI2, AES-NI, PCLMULQDQ | SM3 (SIMD message expansion, RORX), SM3 x8 lanes |
-//! | [`Backend::Avx512`] | the AVX2 tier plus AVX-512 F/BW/VL/DQ, GFNI, VAES, VPCLMULQDQ, ADX | SM3 (VPROLD/VPTERNLOGD expansion), SM3 x16 lanes |
+//! | [`Backend::Avx2`] | AVX2, BMI1, BMI2, ADX, AES-NI, PCLMULQDQ | SM3 (BMI2 rounds), SM3 x8 lanes, SM4 (AES-NI S-box), GHASH (PCLMULQDQ), SM2 field (MULX/ADCX/ADOX) |
+//! | [`Backend::Avx512`] | the AVX2 tier plus AVX-512 F/BW/VL/DQ, GFNI, VAES, VPCLMULQDQ | SM3 (AVX-512VL expansion), SM3 x16 lanes, SM4 (GFNI S-box), GHASH (VPCLMULQDQ) |
 //!
-//! The tiers are fixed sets so that one test run per tier covers every backend. Skylake-X (no
-//! GFNI/VAES) therefore falls to the AVX2 tier; that costs it some speed, never correctness.
-//! ADX belongs to the AVX-512 tier (every CPU with GFNI and VAES has it) rather than the AVX2
-//! one so that valgrind, which emulates AVX2 and BMI2 but not ADX, can run the AVX2 tier in the
-//! constant-time checks.
+//! The tiers are fixed sets so that one test run per tier covers every backend. Haswell (no ADX)
+//! falls to the portable tier and Skylake-X (no GFNI/VAES) to the AVX2 tier; that costs them
+//! speed, never correctness. Valgrind emulates neither ADX nor AVX-512, so the constant-time
+//! checks under valgrind run the portable tier.
 //!
 //! A `#[target_feature]` function is only reachable through a token ([`Avx2`], [`Avx512`]),
 //! and a token can only be obtained when the running CPU has the features, so calling a SIMD
@@ -31,10 +30,10 @@ use core::sync::atomic::{AtomicU8, Ordering};
 pub enum Backend {
     /// Portable constant-time Rust, on every CPU.
     Portable,
-    /// x86-64 with AVX2, BMI2, AES-NI and PCLMULQDQ (Haswell and later, Zen and later).
+    /// x86-64 with AVX2, BMI2, ADX, AES-NI and PCLMULQDQ (Broadwell and later, Zen and later).
     Avx2,
-    /// x86-64 with AVX-512 F/BW/VL/DQ, GFNI, VAES, VPCLMULQDQ and ADX (Ice Lake and later,
-    /// Zen 4 and later).
+    /// x86-64 with AVX-512 F/BW/VL/DQ, GFNI, VAES and VPCLMULQDQ (Ice Lake and later, Zen 4
+    /// and later).
     Avx512,
 }
 
@@ -139,6 +138,7 @@ fn probe() -> u8 {
     let avx2 = has!("avx2")
         && has!("bmi1")
         && has!("bmi2")
+        && has!("adx")
         && has!("aes")
         && has!("pclmulqdq")
         && has!("ssse3")
@@ -150,8 +150,7 @@ fn probe() -> u8 {
         && has!("avx512dq")
         && has!("gfni")
         && has!("vaes")
-        && has!("vpclmulqdq")
-        && has!("adx");
+        && has!("vpclmulqdq");
     match (avx2, avx512) {
         (true, true) => 2,
         (true, false) => 1,

@@ -1,7 +1,7 @@
 //! # shangmi
 //!
 //! China's commercial cryptography (商用密码), fast and constant-time: SM3 (hash, HMAC,
-//! PBKDF2, KDF), with SM4 and SM2 to follow.
+//! PBKDF2, KDF), SM4 (block cipher and its modes, GCM and CCM) and SM2 (keys and signatures).
 //!
 //! Every algorithm has a portable implementation that runs anywhere, and x86-64 SIMD backends
 //! chosen once at run time (see [`Backend`]); all backends give bit-identical output.
@@ -35,7 +35,13 @@
 #![warn(missing_docs)]
 
 pub mod cpu;
+pub mod sm2;
 pub mod sm3;
 pub mod sm4;
 
 pub use cpu::{Backend, UnsupportedBackend};
+
+/// Lower-case hex, for `Debug` output.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

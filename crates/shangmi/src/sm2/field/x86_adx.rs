@@ -1,0 +1,303 @@
+//! Montgomery multiplication mod p in one `asm!` block for the AVX2 tier: the 4 x 4-limb
+//! product with MULX and two independent carry chains (ADCX on CF, ADOX on OF), then the four
+//! shift-and-subtract reduction steps of `soft.rs` and the final conditional subtraction with
+//! CMOV. Identical results to the portable code (the tests compare them); no branch, no memory
+//! access other than the two operands.
+#![allow(unsafe_code)]
+
+use core::arch::asm;
+
+use super::Arith;
+use crate::cpu::{Avx2, Avx512};
+
+/// The AVX2-tier backend; holding it proves the CPU has BMI2, ADX and AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Adx(pub(crate) Avx2);
+
+/// The AVX-512-tier backend: the same arithmetic, table reads in ZMM registers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Adx512(pub(crate) Avx512);
+
+impl Arith for Adx {
+    #[inline(always)]
+    fn mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        mont_mul(self.0, a, b)
+    }
+
+    #[inline(always)]
+    fn sqr(self, a: &[u64; 4]) -> [u64; 4] {
+        mont_sqr(self.0, a)
+    }
+
+    #[inline(always)]
+    fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+        crate::sm2::x86_select::select64_avx2(self.0, table, idx)
+    }
+}
+
+impl Arith for Adx512 {
+    #[inline(always)]
+    fn mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        mont_mul(self.0.avx2(), a, b)
+    }
+
+    #[inline(always)]
+    fn sqr(self, a: &[u64; 4]) -> [u64; 4] {
+        mont_sqr(self.0.avx2(), a)
+    }
+
+    #[inline(always)]
+    fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+        crate::sm2::x86_select::select64_avx512(self.0, table, idx)
+    }
+}
+
+/// One Montgomery row of the product: t_i..t_{i+4} += a * b_i (t_{i+4} starts empty).
+macro_rules! row {
+    ($off:literal, $t0:literal, $t1:literal, $t2:literal, $t3:literal, $t4:literal) => {
+        concat!(
+            "mov rdx, [{b} + ",
+            $off,
+            "]\n",
+            "xor {lo:e}, {lo:e}\n",
+            "mulx {hi}, {lo}, [{a}]\n",
+            "adcx {",
+            $t0,
+            "}, {lo}\n",
+            "adox {",
+            $t1,
+            "}, {hi}\n",
+            "mulx {hi}, {lo}, [{a} + 8]\n",
+            "adcx {",
+            $t1,
+            "}, {lo}\n",
+            "adox {",
+            $t2,
+            "}, {hi}\n",
+            "mulx {hi}, {lo}, [{a} + 16]\n",
+            "adcx {",
+            $t2,
+            "}, {lo}\n",
+            "adox {",
+            $t3,
+            "}, {hi}\n",
+            "mulx {",
+            $t4,
+            "}, {lo}, [{a} + 24]\n",
+            "adcx {",
+            $t3,
+            "}, {lo}\n",
+            "mov {lo:e}, 0\n",
+            "adox {",
+            $t4,
+            "}, {lo}\n",
+            "adcx {",
+            $t4,
+            "}, {lo}\n",
+        )
+    };
+}
+
+/// One reduction step on the window [w0, w1, w2, w3] (m = w0), leaving [w1, w2, w3, n]:
+/// subtract [lo, hi, lo, hi] (the halves of m 2^32, m 2^160) from [w1, w2, w3, m], add m.
+macro_rules! step {
+    ($w0:literal, $w1:literal, $w2:literal, $w3:literal, $n:literal) => {
+        concat!(
+            "mov {lo}, {",
+            $w0,
+            "}\n",
+            "shl {lo}, 32\n",
+            "mov {hi}, {",
+            $w0,
+            "}\n",
+            "shr {hi}, 32\n",
+            "mov {",
+            $n,
+            "}, {",
+            $w0,
+            "}\n",
+            "sub {",
+            $w1,
+            "}, {lo}\n",
+            "sbb {",
+            $w2,
+            "}, {hi}\n",
+            "sbb {",
+            $w3,
+            "}, {lo}\n",
+            "sbb {",
+            $n,
+            "}, {hi}\n",
+            "add {",
+            $w1,
+            "}, {",
+            $w0,
+            "}\n",
+            "adc {",
+            $w2,
+            "}, 0\n",
+            "adc {",
+            $w3,
+            "}, 0\n",
+            "adc {",
+            $n,
+            "}, 0\n",
+        )
+    };
+}
+
+/// The four reduction steps on t0..t3 (new limbs in a, t0, t1, t2), the high half t4..t7
+/// added, and the final conditional subtraction: the result is in a, t0, t1, t2.
+macro_rules! reduce_tail {
+    () => {
+        concat!(
+            // Four reduction steps on t0..t3; the new limbs land in a, t0, t1, t2.
+            step!("t0", "t1", "t2", "t3", "a"),
+            step!("t1", "t2", "t3", "a", "t0"),
+            step!("t2", "t3", "a", "t0", "t1"),
+            step!("t3", "a", "t0", "t1", "t2"),
+            // Add the high half; t3 becomes the 257th bit.
+            "add {a}, {t4}\n",
+            "adc {t0}, {t5}\n",
+            "adc {t1}, {t6}\n",
+            "adc {t2}, {t7}\n",
+            "mov {t3:e}, 0\n",
+            "adc {t3}, 0\n",
+            // r + (2^256 - p) overflows exactly when r >= p; then keep the wrapped sum.
+            "mov {lo:e}, 0xffffffff\n",
+            "mov {hi}, 0x100000000\n",
+            "mov {t4}, {a}\n",
+            "mov {t5}, {t0}\n",
+            "mov {t6}, {t1}\n",
+            "mov {t7}, {t2}\n",
+            "add {t4}, 1\n",
+            "adc {t5}, {lo}\n",
+            "adc {t6}, 0\n",
+            "adc {t7}, {hi}\n",
+            "adc {t3}, 0\n",
+            "test {t3}, {t3}\n",
+            "cmovnz {a}, {t4}\n",
+            "cmovnz {t0}, {t5}\n",
+            "cmovnz {t1}, {t6}\n",
+            "cmovnz {t2}, {t7}\n",
+        )
+    };
+}
+
+/// a b R^-1 mod p for a, b < p.
+#[inline(always)]
+fn mont_mul(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+    let (mut pa, mut pb) = (a.as_ptr() as u64, b.as_ptr() as u64);
+    let (r1, r2, r3): (u64, u64, u64);
+    // SAFETY: the token proves BMI2 (MULX) and ADX (ADCX/ADOX); the asm reads 32 bytes at each
+    // of `a` and `b` and otherwise touches only its register operands and the flags.
+    unsafe {
+        asm!(
+            // Row 0: t0..t4 = a * b0.
+            "mov rdx, [{b}]",
+            "mulx {t1}, {t0}, [{a}]",
+            "mulx {t2}, {lo}, [{a} + 8]",
+            "add {t1}, {lo}",
+            "mulx {t3}, {lo}, [{a} + 16]",
+            "adc {t2}, {lo}",
+            "mulx {t4}, {lo}, [{a} + 24]",
+            "adc {t3}, {lo}",
+            "adc {t4}, 0",
+            row!("8", "t1", "t2", "t3", "t4", "t5"),
+            row!("16", "t2", "t3", "t4", "t5", "t6"),
+            row!("24", "t3", "t4", "t5", "t6", "t7"),
+            reduce_tail!(),
+            a = inout(reg) pa,
+            b = inout(reg) pb,
+            t0 = out(reg) r1,
+            t1 = out(reg) r2,
+            t2 = out(reg) r3,
+            t3 = out(reg) _,
+            t4 = out(reg) _,
+            t5 = out(reg) _,
+            t6 = out(reg) _,
+            t7 = out(reg) _,
+            lo = out(reg) _,
+            hi = out(reg) _,
+            out("rdx") _,
+            options(pure, readonly, nostack),
+        );
+    }
+    let _ = pb;
+    [pa, r1, r2, r3]
+}
+
+/// a^2 R^-1 mod p for a < p: the six cross products once, doubled, plus the four squares
+/// (10 MULX instead of 16), then the same reduction.
+#[inline(always)]
+fn mont_sqr(_token: Avx2, a: &[u64; 4]) -> [u64; 4] {
+    let mut pa = a.as_ptr() as u64;
+    let (r1, r2, r3): (u64, u64, u64);
+    // SAFETY: as for `mont_mul`: BMI2 and ADX proven by the token, 32 bytes read at `a`.
+    unsafe {
+        asm!(
+            // Cross products a_i a_j, i < j, into t1..t6.
+            "mov rdx, [{a}]",
+            "mulx {t2}, {t1}, [{a} + 8]",
+            "mulx {t3}, {lo}, [{a} + 16]",
+            "add {t2}, {lo}",
+            "mulx {t4}, {lo}, [{a} + 24]",
+            "adc {t3}, {lo}",
+            "adc {t4}, 0",
+            "mov rdx, [{a} + 8]",
+            "xor {t5:e}, {t5:e}",
+            "mulx {hi}, {lo}, [{a} + 16]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mulx {t5}, {lo}, [{a} + 24]",
+            "adcx {t4}, {lo}",
+            "mov {lo:e}, 0",
+            "adox {t5}, {lo}",
+            "adcx {t5}, {lo}",
+            "mov rdx, [{a} + 16]",
+            "mulx {t6}, {lo}, [{a} + 24]",
+            "add {t5}, {lo}",
+            "adc {t6}, 0",
+            // Double them; t7 takes the carry.
+            "xor {t7:e}, {t7:e}",
+            "add {t1}, {t1}",
+            "adc {t2}, {t2}",
+            "adc {t3}, {t3}",
+            "adc {t4}, {t4}",
+            "adc {t5}, {t5}",
+            "adc {t6}, {t6}",
+            "adc {t7}, 0",
+            // Add the squares a_i^2 at limbs 2i, 2i + 1 (MULX leaves the flags alone).
+            "mov rdx, [{a}]",
+            "mulx {hi}, {t0}, rdx",
+            "add {t1}, {hi}",
+            "mov rdx, [{a} + 8]",
+            "mulx {hi}, {lo}, rdx",
+            "adc {t2}, {lo}",
+            "adc {t3}, {hi}",
+            "mov rdx, [{a} + 16]",
+            "mulx {hi}, {lo}, rdx",
+            "adc {t4}, {lo}",
+            "adc {t5}, {hi}",
+            "mov rdx, [{a} + 24]",
+            "mulx {hi}, {lo}, rdx",
+            "adc {t6}, {lo}",
+            "adc {t7}, {hi}",
+            reduce_tail!(),
+            a = inout(reg) pa,
+            t0 = out(reg) r1,
+            t1 = out(reg) r2,
+            t2 = out(reg) r3,
+            t3 = out(reg) _,
+            t4 = out(reg) _,
+            t5 = out(reg) _,
+            t6 = out(reg) _,
+            t7 = out(reg) _,
+            lo = out(reg) _,
+            hi = out(reg) _,
+            out("rdx") _,
+            options(pure, readonly, nostack),
+        );
+    }
+    [pa, r1, r2, r3]
+}

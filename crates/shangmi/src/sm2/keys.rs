@@ -1,0 +1,269 @@
+//! SM2 key pairs: the private scalar d in [1, n-2] and the public point P = d G.
+
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, Zeroizing};
+
+use super::Error;
+use super::engine::{Engine, dispatch};
+use super::field::Fe;
+use super::mul::fixed_base;
+use super::point::{Affine, Jacobian};
+use super::scalar::{N, Scalar};
+use crate::cpu::{Backend, UnsupportedBackend};
+use crate::sm3::Sm3;
+
+/// The identity users sign with unless told otherwise (GM/T 0009-2012 section 10).
+pub const DEFAULT_ID: &[u8] = b"1234567812345678";
+/// IDs are at most 8191 bytes: their bit length must fit ENTL's 16 bits.
+pub const MAX_ID_LEN: usize = 8191;
+
+/// The curve coefficients a and b and the generator, big-endian, as Z hashes them.
+const CURVE_BYTES: [u8; 128] = {
+    let hex = b"FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFFFFFFFFFC\
+28E9FA9E9D9F5E344D5A9E4BCF6509A7F39789F515AB8F92DDBCBD414D940E93\
+32C4AE2C1F1981195F9904466A39C9948FE30BBFF2660BE1715A4589334C74C7\
+BC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0";
+    let mut out = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        out[i] = nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]);
+        i += 1;
+    }
+    out
+};
+
+const fn nibble(c: u8) -> u8 {
+    if c <= b'9' { c - b'0' } else { c - b'A' + 10 }
+}
+
+/// A public key: a point other than infinity, on the curve.
+#[derive(Clone, Copy)]
+pub struct VerifyingKey {
+    /// Coordinates in Montgomery form (the same for every backend).
+    pub(crate) x: [u64; 4],
+    pub(crate) y: [u64; 4],
+    pub(crate) engine: Engine,
+}
+
+impl core::fmt::Debug for VerifyingKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("VerifyingKey")
+            .field("sec1", &crate::hex(&self.to_sec1_bytes(false)))
+            .finish()
+    }
+}
+
+impl PartialEq for VerifyingKey {
+    fn eq(&self, o: &Self) -> bool {
+        self.x == o.x && self.y == o.y
+    }
+}
+
+impl Eq for VerifyingKey {}
+
+impl VerifyingKey {
+    pub(crate) fn from_affine<A: super::field::Arith>(p: &Affine<A>, engine: Engine) -> Self {
+        VerifyingKey {
+            x: p.x.v,
+            y: p.y.v,
+            engine,
+        }
+    }
+
+    pub(crate) fn affine<A: super::field::Arith>(&self, a: A) -> Affine<A> {
+        Affine {
+            x: Fe::from_mont(a, self.x),
+            y: Fe::from_mont(a, self.y),
+        }
+    }
+
+    /// Decodes a SEC1 point: `04 || x || y` (65 bytes) or `02/03 || x` (33 bytes). Rejects any
+    /// other length or prefix (including `00`, infinity, and the hybrid `06/07`), coordinates
+    /// `>= p`, points off the curve and x with no square root.
+    pub fn from_sec1_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let engine = Engine::best();
+        dispatch!(engine, |a| {
+            let point = match (bytes.len(), bytes.first()) {
+                (65, Some(4)) => {
+                    let x = Fe::from_bytes(
+                        a,
+                        bytes[1..33]
+                            .try_into()
+                            .map_err(|_| Error::InvalidPublicKey)?,
+                    );
+                    let y = Fe::from_bytes(
+                        a,
+                        bytes[33..65]
+                            .try_into()
+                            .map_err(|_| Error::InvalidPublicKey)?,
+                    );
+                    let (Some(x), Some(y)) = (Option::from(x), Option::from(y)) else {
+                        return Err(Error::InvalidPublicKey);
+                    };
+                    let p = Affine { x, y };
+                    if !bool::from(p.is_on_curve()) {
+                        return Err(Error::InvalidPublicKey);
+                    }
+                    p
+                }
+                (33, Some(&prefix @ (2 | 3))) => {
+                    let x = Fe::from_bytes(
+                        a,
+                        bytes[1..33]
+                            .try_into()
+                            .map_err(|_| Error::InvalidPublicKey)?,
+                    );
+                    let Some(x) = Option::from(x) else {
+                        return Err(Error::InvalidPublicKey);
+                    };
+                    let p = Affine::decompress(x, subtle::Choice::from(prefix & 1));
+                    let Some(p) = Option::from(p) else {
+                        return Err(Error::InvalidPublicKey);
+                    };
+                    p
+                }
+                _ => return Err(Error::InvalidPublicKey),
+            };
+            Ok(Self::from_affine(&point, engine))
+        })
+    }
+
+    /// SEC1 encoding: 65 bytes uncompressed or 33 compressed.
+    pub fn to_sec1_bytes(&self, compressed: bool) -> Vec<u8> {
+        let (x, y) = self.coordinates();
+        if compressed {
+            let mut out = vec![2 | (y[31] & 1)];
+            out.extend_from_slice(&x);
+            out
+        } else {
+            self.to_uncompressed().to_vec()
+        }
+    }
+
+    /// `04 || x || y`.
+    pub fn to_uncompressed(&self) -> [u8; 65] {
+        let (x, y) = self.coordinates();
+        let mut out = [0u8; 65];
+        out[0] = 4;
+        out[1..33].copy_from_slice(&x);
+        out[33..].copy_from_slice(&y);
+        out
+    }
+
+    /// The affine coordinates, big-endian.
+    pub fn coordinates(&self) -> ([u8; 32], [u8; 32]) {
+        let a = super::field::Soft;
+        let p = self.affine(a);
+        (p.x.to_bytes(), p.y.to_bytes())
+    }
+
+    /// Z = SM3(ENTL || ID || a || b || xG || yG || xA || yA), the hash that binds an identity to
+    /// this key (GB/T 32918.2 section 5.5).
+    pub fn z(&self, id: &[u8]) -> Result<[u8; 32], Error> {
+        if id.len() > MAX_ID_LEN {
+            return Err(Error::IdTooLong);
+        }
+        let (x, y) = self.coordinates();
+        let mut h = Sm3::new();
+        h.update(&((id.len() * 8) as u16).to_be_bytes());
+        h.update(id);
+        h.update(&CURVE_BYTES);
+        h.update(&x);
+        h.update(&y);
+        Ok(h.finalize())
+    }
+
+    /// The same key, its operations forced onto `backend` (for tests and benchmarks).
+    pub fn with_backend(mut self, backend: Backend) -> Result<Self, UnsupportedBackend> {
+        self.engine = Engine::for_backend(backend)?;
+        Ok(self)
+    }
+}
+
+/// A private key with what signing needs precomputed: (1 + d)^-1 mod n, the public key and
+/// Z for the default ID. Wiped on drop.
+#[derive(Clone)]
+pub struct SigningKey {
+    pub(crate) d: Scalar,
+    pub(crate) d1_inv: Scalar,
+    pub(crate) public: VerifyingKey,
+    pub(crate) z_default: [u8; 32],
+    pub(crate) engine: Engine,
+}
+
+impl core::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("public", &self.public)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SigningKey {
+    /// A fresh key from the operating system's random number generator.
+    pub fn random() -> Result<Self, Error> {
+        loop {
+            let mut b = Zeroizing::new([0u8; 32]);
+            getrandom::fill(b.as_mut()).map_err(|_| Error::Rng)?;
+            // Values outside [1, n-2] (probability about 2^-32) are drawn again.
+            if let Ok(k) = Self::from_bytes(&b) {
+                return Ok(k);
+            }
+        }
+    }
+
+    /// A key from 32 big-endian bytes; d must be in [1, n-2] (n-1 has no (1 + d)^-1).
+    pub fn from_bytes(bytes: &[u8; 32]) -> Result<Self, Error> {
+        Self::from_bytes_with(bytes, Engine::best())
+    }
+
+    pub(crate) fn from_bytes_with(bytes: &[u8; 32], engine: Engine) -> Result<Self, Error> {
+        let d =
+            Option::<Scalar>::from(Scalar::from_bytes(bytes)).ok_or(Error::InvalidPrivateKey)?;
+        let mut n_minus_1 = N;
+        n_minus_1[0] -= 1;
+        let d_canon = Zeroizing::new(d.to_canonical());
+        let bad = d.is_zero() | d_canon.ct_eq(&n_minus_1);
+        if bool::from(bad) {
+            return Err(Error::InvalidPrivateKey);
+        }
+        let public = dispatch!(engine, |a| {
+            let p: Jacobian<_> = fixed_base(a, &d);
+            let aff = Option::from(p.to_affine()).ok_or(Error::InvalidPrivateKey)?;
+            VerifyingKey::from_affine(&aff, engine)
+        });
+        let d1_inv = d.add(&Scalar::ONE).invert();
+        let z_default = public.z(DEFAULT_ID)?;
+        Ok(SigningKey {
+            d,
+            d1_inv,
+            public,
+            z_default,
+            engine,
+        })
+    }
+
+    /// The private scalar, big-endian.
+    pub fn to_bytes(&self) -> Zeroizing<[u8; 32]> {
+        Zeroizing::new(self.d.to_bytes())
+    }
+
+    /// The public key.
+    pub fn verifying_key(&self) -> &VerifyingKey {
+        &self.public
+    }
+
+    /// The same key, its operations forced onto `backend` (for tests and benchmarks).
+    pub fn with_backend(mut self, backend: Backend) -> Result<Self, UnsupportedBackend> {
+        self.engine = Engine::for_backend(backend)?;
+        self.public.engine = self.engine;
+        Ok(self)
+    }
+}
+
+impl Drop for SigningKey {
+    fn drop(&mut self) {
+        self.d.zeroize();
+        self.d1_inv.zeroize();
+    }
+}

@@ -1,0 +1,271 @@
+//! Scalar multiplication: fixed-base (the generator, from the precomputed table), variable-base
+//! in constant time, and the variable-time double multiplication of verification.
+//!
+//! Fixed base: the scalar k < n is recoded into 37 signed 7-bit digits d_i in [-64, 64]
+//! (Booth: d_i = c_i + b_{7i-1} - 128 b_{7i+6}, c_i the 7-bit window), and
+//! k G = sum of d_i 2^(7i) G, one mixed addition per window and no doubling. Each table entry
+//! is read by scanning all 64 entries of its window with masks, so the address pattern never
+//! depends on the digit. The accumulator after window i is a_i G with |a_i| < 2^(7i-1), while
+//! the point added is d_i 2^(7i) G with |d_i| >= 1; for k in [1, n-1] they are never equal or
+//! opposite (worked through in `fixed_base`), so the mixed addition only has to handle the
+//! accumulator being at infinity (all lower digits zero), which it does by selection.
+
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+
+use super::field::{Arith, Fe};
+use super::point::{Affine, Jacobian};
+use super::scalar::Scalar;
+
+include!(concat!(env!("OUT_DIR"), "/sm2_table.rs"));
+
+/// Bit i of a little-endian limb array (0 beyond 255).
+#[inline(always)]
+fn bit(k: &[u64; 4], i: i32) -> u64 {
+    if !(0..256).contains(&i) {
+        0
+    } else {
+        (k[i as usize / 64] >> (i % 64)) & 1
+    }
+}
+
+/// `w` bits of k starting at bit i (i >= 0), any alignment.
+#[inline(always)]
+fn window(k: &[u64; 4], i: usize, w: usize) -> u64 {
+    let limb = i / 64;
+    let shift = i % 64;
+    let lo = if limb < 4 { k[limb] >> shift } else { 0 };
+    let hi = if shift != 0 && limb + 1 < 4 {
+        k[limb + 1] << (64 - shift)
+    } else {
+        0
+    };
+    (lo | hi) & ((1 << w) - 1)
+}
+
+/// Booth digit of width w at window i: (magnitude, negative). Constant time in k (the branches
+/// above test only the public positions i and w).
+#[inline(always)]
+pub(crate) fn booth(k: &[u64; 4], i: usize, w: usize) -> (u32, Choice) {
+    let c = window(k, w * i, w);
+    let below = bit(k, (w * i) as i32 - 1);
+    let top = c >> (w - 1);
+    let v = c + below; // 0 ..= 2^w
+    let neg_mag = (1u64 << w) - v;
+    let mask = 0u64.wrapping_sub(top);
+    let mag = (v & !mask) | (neg_mag & mask);
+    (mag as u32, Choice::from(top as u8))
+}
+
+/// Entry `idx - 1` of a 64-entry window by a full masked scan (all zero for idx = 0).
+#[inline(always)]
+pub(crate) fn select64_portable(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+    let mut out = [0u64; 8];
+    for (j, e) in table.iter().enumerate() {
+        let x = u64::from((j as u32 + 1) ^ idx);
+        let mask = (x.wrapping_sub(1) >> 63).wrapping_neg();
+        for k in 0..8 {
+            out[k] |= e[k] & mask;
+        }
+    }
+    out
+}
+
+fn affine_from_entry<A: Arith>(a: A, e: &[u64; 8]) -> Affine<A> {
+    Affine {
+        x: Fe::from_mont(a, [e[0], e[1], e[2], e[3]]),
+        y: Fe::from_mont(a, [e[4], e[5], e[6], e[7]]),
+    }
+}
+
+/// A comb table: window i holds j 2^(7i) Q for j = 1..=64, affine, Montgomery form.
+pub(crate) type Comb = [[[u64; 8]; 64]; 37];
+
+/// k G in constant time, for k in [1, n-1] (k = 0 gives infinity).
+///
+/// Why no addition meets P = +-Q: with a_i the accumulated multiple, |a_i| < 2^(7i-1) while
+/// the added multiple is d_i 2^(7i), |d_i| >= 1. For i < 36 both are below n/2 in size, so
+/// equality mod n would be equality of integers, impossible. For the top window (i = 36,
+/// |d_36| <= 16) equality would need a_36 = d_36 2^252 - n, i.e. k = 2 d_36 2^252 - n, which
+/// forces d_36 = 8 and a_36 = 2^255 - n, too large in size; opposition would need k = 0 mod n.
+pub(crate) fn fixed_base<A: Arith>(a: A, k: &Scalar) -> Jacobian<A> {
+    let mut kc = k.to_canonical();
+    let mut acc = Jacobian::identity(a);
+    for (i, window) in BASE_TABLE.iter().enumerate() {
+        let (mag, neg) = booth(&kc, i, 7);
+        let e = a.select64(window, mag);
+        let mut p = affine_from_entry(a, &e);
+        p.y = Fe::conditional_select(&p.y, &-p.y, neg);
+        let sum = acc.add_mixed(&p);
+        acc = Jacobian::conditional_select(&sum, &acc, mag.ct_eq(&0));
+    }
+    zeroize::Zeroize::zeroize(&mut kc);
+    acc
+}
+
+/// k Q for public k from a comb table, reading entries directly (variable time).
+pub(crate) fn comb_vartime<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacobian<A> {
+    let kc = k.to_canonical();
+    let mut acc = Jacobian::identity(a);
+    for (i, window) in table.iter().enumerate() {
+        let (mag, neg) = booth(&kc, i, 7);
+        if mag == 0 {
+            continue;
+        }
+        let p = affine_from_entry(a, &window[mag as usize - 1]);
+        let p = if bool::from(neg) { p.neg() } else { p };
+        acc = add_mixed_vartime(&acc, &p);
+    }
+    acc
+}
+
+/// Builds the comb table of a point (about 2,400 additions and one batched inversion).
+pub(crate) fn build_comb<A: Arith>(q: &Affine<A>) -> Box<Comb> {
+    let mut table = Box::new([[[0u64; 8]; 64]; 37]);
+    let mut base = Jacobian::from_affine(q);
+    let mut points = vec![base; 64 * 37];
+    for i in 0..37 {
+        let w = &mut points[64 * i..64 * (i + 1)];
+        w[0] = base;
+        w[1] = base.double();
+        for j in 2..64 {
+            w[j] = w[j - 1].add(&base);
+        }
+        for _ in 0..7 {
+            base = base.double();
+        }
+    }
+    let mut affine = vec![*q; points.len()];
+    super::point::batch_to_affine(&points, &mut affine);
+    for (i, window) in table.iter_mut().enumerate() {
+        for (j, e) in window.iter_mut().enumerate() {
+            let p = &affine[64 * i + j];
+            e[..4].copy_from_slice(&p.x.v);
+            e[4..].copy_from_slice(&p.y.v);
+        }
+    }
+    table
+}
+
+/// k P in constant time for any point P and scalar k: signed 5-bit windows over a table of
+/// P..16P, 5 doublings and one complete addition per window.
+// Used by encryption and key exchange.
+#[allow(dead_code)]
+pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jacobian<A> {
+    let mut kc = k.to_canonical();
+    let mut table = [*p; 16];
+    table[1] = p.double();
+    for j in 2..16 {
+        table[j] = table[j - 1].add(p);
+    }
+    let mut acc = Jacobian::identity(a);
+    for i in (0..52).rev() {
+        for _ in 0..5 {
+            acc = acc.double();
+        }
+        let (mag, neg) = booth(&kc, i, 5);
+        let mut e = Jacobian {
+            x: Fe::one(a),
+            y: Fe::one(a),
+            z: Fe::zero(a),
+        };
+        for (j, t) in table.iter().enumerate() {
+            e = Jacobian::conditional_select(&e, t, (j as u32 + 1).ct_eq(&mag));
+        }
+        e.y = Fe::conditional_select(&e.y, &-e.y, neg);
+        acc = acc.add(&e);
+    }
+    zeroize::Zeroize::zeroize(&mut kc);
+    acc
+}
+
+/// Width-w NAF of k (public): digits odd or zero, |d| < 2^(w-1).
+pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i8; 257] {
+    let mut out = [0i8; 257];
+    // Work on a 5-limb copy so the carry of a negative digit has room.
+    let mut x = [k[0], k[1], k[2], k[3], 0u64];
+    let mut i = 0;
+    while i < 257 && x.iter().any(|&l| l != 0) {
+        if x[0] & 1 == 1 {
+            let m = (x[0] & ((1 << w) - 1)) as i64;
+            let d = if m >= 1 << (w - 1) { m - (1 << w) } else { m };
+            out[i] = d as i8;
+            // x -= d
+            if d > 0 {
+                let mut b = d as u64;
+                for limb in x.iter_mut() {
+                    let (r, o) = limb.overflowing_sub(b);
+                    *limb = r;
+                    b = u64::from(o);
+                }
+            } else {
+                let mut c = (-d) as u64;
+                for limb in x.iter_mut() {
+                    let (r, o) = limb.overflowing_add(c);
+                    *limb = r;
+                    c = u64::from(o);
+                }
+            }
+        }
+        // x >>= 1
+        for j in 0..5 {
+            x[j] = (x[j] >> 1) | if j < 4 { x[j + 1] << 63 } else { 0 };
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Odd multiples P, 3P, ..., (2m-1)P.
+pub(crate) fn odd_multiples<A: Arith, const M: usize>(p: &Jacobian<A>) -> [Jacobian<A>; M] {
+    let mut t = [*p; M];
+    let p2 = p.double();
+    for j in 1..M {
+        t[j] = t[j - 1].add(&p2);
+    }
+    t
+}
+
+/// u1 G + u2 P in variable time (verification: everything public). The G part reads the first
+/// window of the base table (j G for j = 1..=64, hence width-7 NAF digits); the P part uses
+/// width-5 NAF over 8 odd multiples; the doublings are shared (Straus).
+pub(crate) fn double_base_vartime<A: Arith>(
+    a: A,
+    u1: &Scalar,
+    u2: &Scalar,
+    p: &Jacobian<A>,
+) -> Jacobian<A> {
+    let n1 = wnaf_vartime(&u1.to_canonical(), 7);
+    let n2 = wnaf_vartime(&u2.to_canonical(), 5);
+    let pt: [Jacobian<A>; 8] = odd_multiples(p);
+    let top = (0..257).rev().find(|&i| n1[i] != 0 || n2[i] != 0);
+    let mut acc = Jacobian::identity(a);
+    let Some(top) = top else { return acc };
+    for i in (0..=top).rev() {
+        acc = acc.double();
+        let d1 = n1[i];
+        if d1 != 0 {
+            let e = affine_from_entry(a, &BASE_TABLE[0][d1.unsigned_abs() as usize - 1]);
+            let e = if d1 < 0 { e.neg() } else { e };
+            acc = add_mixed_vartime(&acc, &e);
+        }
+        let d2 = n2[i];
+        if d2 != 0 {
+            let e = pt[(d2.unsigned_abs() as usize - 1) / 2];
+            let e = if d2 < 0 { e.neg() } else { e };
+            acc = acc.add(&e);
+        }
+    }
+    acc
+}
+
+/// Mixed addition for public points, falling back to the complete formula when the inputs
+/// coincide.
+pub(crate) fn add_mixed_vartime<A: Arith>(p: &Jacobian<A>, q: &Affine<A>) -> Jacobian<A> {
+    let z1z1 = p.z.square();
+    let same_x = bool::from((q.x * z1z1).ct_eq(&p.x)) && !bool::from(p.is_identity());
+    if same_x {
+        p.add(&Jacobian::from_affine(q))
+    } else {
+        p.add_mixed(q)
+    }
+}

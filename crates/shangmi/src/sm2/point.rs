@@ -1,0 +1,261 @@
+//! Points of the SM2 curve y^2 = x^3 - 3x + b over GF(p), in Jacobian coordinates
+//! (x = X/Z^2, y = Y/Z^3, Z = 0 the point at infinity) and affine ones.
+//!
+//! Formulas (Explicit-Formulas Database, a = -3): doubling dbl-2001-b (3M + 5S), mixed
+//! addition madd-2007-bl (7M + 4S), addition add-2007-bl (11M + 5S). [`Jacobian::add`] handles
+//! every exceptional case in constant time (either input at infinity, P = Q, P = -Q) by
+//! computing the doubling alongside and selecting; the mixed addition handles infinity only,
+//! which is all the fixed-base comb can meet (see `mul.rs`).
+
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
+
+use super::field::{Arith, Fe};
+
+/// b in Montgomery form.
+const B: [u64; 4] = [
+    0x90d2_3063_2bc0_dd42,
+    0x71cf_379a_e9b5_37ab,
+    0x5279_8150_5ea5_1c3c,
+    0x240f_e188_ba20_e2c8,
+];
+/// The base point G, Montgomery form.
+pub(crate) const GX: [u64; 4] = [
+    0x6132_8990_f418_029e,
+    0x3e79_81ed_dca6_c050,
+    0xd6a1_ed99_ac24_c3c3,
+    0x9116_7a5e_e1c1_3b05,
+];
+pub(crate) const GY: [u64; 4] = [
+    0xc135_4e59_3c2d_0ddd,
+    0xc1f5_e578_8d32_95fa,
+    0x8d4c_fb06_6e2a_48f8,
+    0x63cd_65d4_81d7_35bd,
+];
+
+/// An affine point other than infinity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Affine<A: Arith> {
+    pub(crate) x: Fe<A>,
+    pub(crate) y: Fe<A>,
+}
+
+/// A point in Jacobian coordinates.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Jacobian<A: Arith> {
+    pub(crate) x: Fe<A>,
+    pub(crate) y: Fe<A>,
+    pub(crate) z: Fe<A>,
+}
+
+impl<A: Arith> Affine<A> {
+    pub(crate) fn generator(a: A) -> Self {
+        Affine {
+            x: Fe::from_mont(a, GX),
+            y: Fe::from_mont(a, GY),
+        }
+    }
+
+    /// Whether y^2 = x^3 - 3x + b.
+    pub(crate) fn is_on_curve(&self) -> Choice {
+        let a = self.x.a;
+        let x3 = self.x.square() * self.x;
+        let three_x = self.x.double() + self.x;
+        let rhs = x3 - three_x + Fe::from_mont(a, B);
+        self.y.square().ct_eq(&rhs)
+    }
+
+    /// The point with this x and the y of the given parity (for compressed encodings).
+    pub(crate) fn decompress(x: Fe<A>, y_odd: Choice) -> CtOption<Self> {
+        let a = x.a;
+        let rhs = x.square() * x - (x.double() + x) + Fe::from_mont(a, B);
+        let root = rhs.sqrt();
+        let found = root.is_some();
+        let y = root.unwrap_or(Fe::zero(a));
+        let flip = y.is_odd() ^ y_odd;
+        CtOption::new(
+            Affine {
+                x,
+                y: Fe::conditional_select(&y, &-y, flip),
+            },
+            found,
+        )
+    }
+
+    pub(crate) fn neg(&self) -> Self {
+        Affine {
+            x: self.x,
+            y: -self.y,
+        }
+    }
+}
+
+impl<A: Arith> ConditionallySelectable for Affine<A> {
+    fn conditional_select(p: &Self, q: &Self, c: Choice) -> Self {
+        Affine {
+            x: Fe::conditional_select(&p.x, &q.x, c),
+            y: Fe::conditional_select(&p.y, &q.y, c),
+        }
+    }
+}
+
+impl<A: Arith> ConditionallySelectable for Jacobian<A> {
+    fn conditional_select(p: &Self, q: &Self, c: Choice) -> Self {
+        Jacobian {
+            x: Fe::conditional_select(&p.x, &q.x, c),
+            y: Fe::conditional_select(&p.y, &q.y, c),
+            z: Fe::conditional_select(&p.z, &q.z, c),
+        }
+    }
+}
+
+impl<A: Arith> Jacobian<A> {
+    pub(crate) fn identity(a: A) -> Self {
+        Jacobian {
+            x: Fe::one(a),
+            y: Fe::one(a),
+            z: Fe::zero(a),
+        }
+    }
+
+    pub(crate) fn from_affine(p: &Affine<A>) -> Self {
+        Jacobian {
+            x: p.x,
+            y: p.y,
+            z: Fe::one(p.x.a),
+        }
+    }
+
+    pub(crate) fn is_identity(&self) -> Choice {
+        self.z.is_zero()
+    }
+
+    pub(crate) fn neg(&self) -> Self {
+        Jacobian {
+            x: self.x,
+            y: -self.y,
+            z: self.z,
+        }
+    }
+
+    /// 2P; infinity stays infinity (Z3 = 2 Y1 Z1 = 0).
+    #[inline]
+    pub(crate) fn double(&self) -> Self {
+        let delta = self.z.square();
+        let gamma = self.y.square();
+        let beta = self.x * gamma;
+        let t = (self.x - delta) * (self.x + delta);
+        let alpha = t.double() + t;
+        let beta4 = beta.double().double();
+        let x3 = alpha.square() - beta4.double();
+        let z3 = (self.y + self.z).square() - gamma - delta;
+        let gamma2 = gamma.square();
+        let y3 = alpha * (beta4 - x3) - gamma2.double().double().double();
+        Jacobian {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
+    }
+
+    /// P + Q for an affine Q. Correct when P is infinity (selected) and whenever P != +-Q; the
+    /// callers guarantee the latter (the result for P = +-Q is unspecified).
+    #[inline]
+    pub(crate) fn add_mixed(&self, q: &Affine<A>) -> Self {
+        let z1z1 = self.z.square();
+        let u2 = q.x * z1z1;
+        let s2 = q.y * self.z * z1z1;
+        let h = u2 - self.x;
+        let hh = h.square();
+        let i = hh.double().double();
+        let j = h * i;
+        let r = (s2 - self.y).double();
+        let v = self.x * i;
+        let x3 = r.square() - j - v.double();
+        let y3 = r * (v - x3) - (self.y * j).double();
+        let z3 = (self.z + h).square() - z1z1 - hh;
+        let sum = Jacobian {
+            x: x3,
+            y: y3,
+            z: z3,
+        };
+        Jacobian::conditional_select(&sum, &Jacobian::from_affine(q), self.is_identity())
+    }
+
+    /// P + Q, complete: every input, in constant time.
+    pub(crate) fn add(&self, q: &Self) -> Self {
+        let z1z1 = self.z.square();
+        let z2z2 = q.z.square();
+        let u1 = self.x * z2z2;
+        let u2 = q.x * z1z1;
+        let s1 = self.y * q.z * z2z2;
+        let s2 = q.y * self.z * z1z1;
+        let h = u2 - u1;
+        let i = h.double().square();
+        let j = h * i;
+        let r = (s2 - s1).double();
+        let v = u1 * i;
+        let x3 = r.square() - j - v.double();
+        let y3 = r * (v - x3) - (s1 * j).double();
+        let z3 = ((self.z + q.z).square() - z1z1 - z2z2) * h;
+        let mut sum = Jacobian {
+            x: x3,
+            y: y3,
+            z: z3,
+        };
+        // P = Q: h = 0 and r = 0 (with neither at infinity). P = -Q gives z3 = 0 by itself.
+        let same = h.is_zero() & r.is_zero() & !self.is_identity() & !q.is_identity();
+        sum = Jacobian::conditional_select(&sum, &self.double(), same);
+        sum = Jacobian::conditional_select(&sum, q, self.is_identity());
+        Jacobian::conditional_select(&sum, self, q.is_identity())
+    }
+
+    /// The affine point, or `None` at infinity.
+    pub(crate) fn to_affine(self) -> CtOption<Affine<A>> {
+        let zi = self.z.invert();
+        let zi2 = zi.square();
+        let p = Affine {
+            x: self.x * zi2,
+            y: self.y * zi2 * zi,
+        };
+        CtOption::new(p, !self.is_identity())
+    }
+
+    /// Only the affine x (what signing needs): one multiplication fewer.
+    pub(crate) fn affine_x(&self) -> Fe<A> {
+        self.x * self.z.invert().square()
+    }
+}
+
+/// Converts many points to affine with one inversion (Montgomery's trick). Points at infinity
+/// come out as (0, 0).
+pub(crate) fn batch_to_affine<A: Arith>(points: &[Jacobian<A>], out: &mut [Affine<A>]) {
+    debug_assert_eq!(points.len(), out.len());
+    let Some(first) = points.first() else { return };
+    let a = first.x.a;
+    let one = Fe::one(a);
+    // Prefix products of the Z's (infinity contributes 1 so it does not zero the rest).
+    let mut prefix = Vec::with_capacity(points.len());
+    let mut acc = one;
+    for p in points {
+        let z = Fe::conditional_select(&p.z, &one, p.is_identity());
+        acc = acc * z;
+        prefix.push(acc);
+    }
+    let mut inv = acc.invert();
+    for i in (0..points.len()).rev() {
+        let p = &points[i];
+        let z = Fe::conditional_select(&p.z, &one, p.is_identity());
+        let zi = if i == 0 { inv } else { inv * prefix[i - 1] };
+        inv = inv * z;
+        let zi2 = zi.square();
+        let aff = Affine {
+            x: p.x * zi2,
+            y: p.y * zi2 * zi,
+        };
+        let zero = Affine {
+            x: Fe::zero(a),
+            y: Fe::zero(a),
+        };
+        out[i] = Affine::conditional_select(&aff, &zero, p.is_identity());
+    }
+}

@@ -1,0 +1,64 @@
+//! A verifying key with its own comb table, for callers who verify many signatures under one
+//! key: about 2,400 point additions and 150 KiB once, then no doublings per verification.
+
+use super::Error;
+use super::engine::dispatch;
+use super::keys::{DEFAULT_ID, VerifyingKey};
+use super::mul::{BASE_TABLE, Comb, build_comb, comb_vartime};
+use super::signature::{Signature, check_scalars, digest, verify_x1};
+
+/// A [`VerifyingKey`] with precomputed multiples.
+pub struct PrecomputedVerifyingKey {
+    key: VerifyingKey,
+    z_default: [u8; 32],
+    table: Box<Comb>,
+}
+
+impl core::fmt::Debug for PrecomputedVerifyingKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PrecomputedVerifyingKey")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl VerifyingKey {
+    /// Precomputes for fast repeated verification.
+    pub fn precompute(&self) -> PrecomputedVerifyingKey {
+        let table = dispatch!(self.engine, |a| build_comb(&self.affine(a)));
+        let z_default = self.z(DEFAULT_ID).unwrap_or_default();
+        PrecomputedVerifyingKey {
+            key: *self,
+            z_default,
+            table,
+        }
+    }
+}
+
+impl PrecomputedVerifyingKey {
+    /// The key.
+    pub fn key(&self) -> &VerifyingKey {
+        &self.key
+    }
+
+    /// Verifies `sig` over `msg` with the default ID.
+    pub fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), Error> {
+        self.verify_digest(&digest(&self.z_default, msg), sig)
+    }
+
+    /// Verifies under the identity `id`.
+    pub fn verify_with_id(&self, id: &[u8], msg: &[u8], sig: &Signature) -> Result<(), Error> {
+        self.verify_digest(&digest(&self.key.z(id)?, msg), sig)
+    }
+
+    /// Verifies over a precomputed e.
+    pub fn verify_digest(&self, e: &[u8; 32], sig: &Signature) -> Result<(), Error> {
+        let (r, s, t) = check_scalars(sig)?;
+        let x1 = dispatch!(self.key.engine, |a| {
+            let sg = comb_vartime(a, &BASE_TABLE, &s);
+            let tp = comb_vartime(a, &self.table, &t);
+            Option::<super::point::Affine<_>>::from(sg.add(&tp).to_affine()).map(|p| p.x.to_bytes())
+        });
+        verify_x1(&r, e, x1)
+    }
+}

@@ -1,0 +1,148 @@
+//! Arithmetic modulo n, the order of the SM2 base point, in Montgomery form (portable: a
+//! signature needs only a handful of these operations).
+
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
+use zeroize::Zeroize;
+
+use super::field::{adc, add_mod, limbs_from_be, limbs_to_be, lt, soft, sub_if_ge, sub_mod};
+
+/// n, little-endian limbs.
+pub(crate) const N: [u64; 4] = [
+    0x53bb_f409_39d5_4123,
+    0x7203_df6b_21c6_052b,
+    0xffff_ffff_ffff_ffff,
+    0xffff_fffe_ffff_ffff,
+];
+/// -n^-1 mod 2^64.
+const N0: u64 = 0x327f_9e88_7235_0975;
+/// R^2 mod n.
+const R2: [u64; 4] = [
+    0x9011_92af_7c11_4f20,
+    0x3464_504a_de6f_a2fa,
+    0x620f_c84c_3aff_e0d4,
+    0x1eb5_e412_a22b_3d3b,
+];
+/// n - 2, the inversion exponent.
+const N_MINUS_2: [u64; 4] = [
+    0x53bb_f409_39d5_4121,
+    0x7203_df6b_21c6_052b,
+    0xffff_ffff_ffff_ffff,
+    0xffff_fffe_ffff_ffff,
+];
+/// R mod n.
+const ONE: [u64; 4] = [
+    0xac44_0bf6_c62a_bedd,
+    0x8dfc_2094_de39_fad4,
+    0x0000_0000_0000_0000,
+    0x0000_0001_0000_0000,
+];
+
+/// An integer mod n in Montgomery form. Wiped on drop: scalars are keys and nonces.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scalar(pub(crate) [u64; 4]);
+
+fn reduce(t: [u64; 8]) -> [u64; 4] {
+    let mut t = [t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 0];
+    for i in 0..4 {
+        let m = t[i].wrapping_mul(N0);
+        let mut c = 0u64;
+        for j in 0..4 {
+            let x = u128::from(m) * u128::from(N[j]) + u128::from(t[i + j]) + u128::from(c);
+            t[i + j] = x as u64;
+            c = (x >> 64) as u64;
+        }
+        for limb in t.iter_mut().skip(i + 4) {
+            (*limb, c) = adc(*limb, c, 0);
+        }
+    }
+    sub_if_ge([t[4], t[5], t[6], t[7]], t[8], &N)
+}
+
+impl Scalar {
+    pub(crate) const ZERO: Scalar = Scalar([0; 4]);
+    pub(crate) const ONE: Scalar = Scalar(ONE);
+
+    fn mont(v: &[u64; 4]) -> Self {
+        Scalar(reduce(soft::mul_wide(v, &R2)))
+    }
+
+    /// From 32 big-endian bytes; `None` when `>= n`.
+    pub(crate) fn from_bytes(b: &[u8; 32]) -> CtOption<Self> {
+        let l = limbs_from_be(b);
+        CtOption::new(Self::mont(&l), lt(&l, &N))
+    }
+
+    /// From 32 big-endian bytes reduced mod n (for hash outputs: any 256-bit value is < 2n).
+    pub(crate) fn from_bytes_reduced(b: &[u8; 32]) -> Self {
+        let l = sub_if_ge(limbs_from_be(b), 0, &N);
+        Self::mont(&l)
+    }
+
+    /// Canonical limbs.
+    pub(crate) fn to_canonical(self) -> [u64; 4] {
+        reduce(soft::mul_wide(&self.0, &[1, 0, 0, 0]))
+    }
+
+    /// 32 big-endian bytes.
+    pub(crate) fn to_bytes(self) -> [u8; 32] {
+        limbs_to_be(&self.to_canonical())
+    }
+
+    pub(crate) fn add(&self, o: &Self) -> Self {
+        Scalar(add_mod(&self.0, &o.0, &N))
+    }
+
+    pub(crate) fn sub(&self, o: &Self) -> Self {
+        Scalar(sub_mod(&self.0, &o.0, &N))
+    }
+
+    pub(crate) fn mul(&self, o: &Self) -> Self {
+        Scalar(reduce(soft::mul_wide(&self.0, &o.0)))
+    }
+
+    pub(crate) fn is_zero(&self) -> Choice {
+        self.0.ct_eq(&[0; 4])
+    }
+
+    /// x^-1 = x^(n-2) (0 for 0), 4-bit fixed windows over the public exponent: the same
+    /// sequence of operations for every x.
+    pub(crate) fn invert(&self) -> Self {
+        let mut table = [Scalar::ONE; 16];
+        for i in 1..16 {
+            table[i] = table[i - 1].mul(self);
+        }
+        let e = limbs_to_be(&N_MINUS_2);
+        let mut r = Scalar::ONE;
+        for byte in e {
+            for nibble in [byte >> 4, byte & 15] {
+                for _ in 0..4 {
+                    r = r.mul(&r);
+                }
+                // The exponent is public: indexing by its digits leaks nothing.
+                r = r.mul(&table[usize::from(nibble)]);
+            }
+        }
+        table.zeroize();
+        r
+    }
+}
+
+impl ConstantTimeEq for Scalar {
+    fn ct_eq(&self, o: &Self) -> Choice {
+        self.0.ct_eq(&o.0)
+    }
+}
+
+impl ConditionallySelectable for Scalar {
+    fn conditional_select(x: &Self, y: &Self, c: Choice) -> Self {
+        Scalar(core::array::from_fn(|i| {
+            u64::conditional_select(&x.0[i], &y.0[i], c)
+        }))
+    }
+}
+
+impl Zeroize for Scalar {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}

@@ -1,0 +1,285 @@
+//! SM2 signatures (GB/T 32918.2-2016): signing, verification, and the encodings.
+//!
+//! Sign: e = SM3(Z || M); k fresh; (x1, y1) = k G; r = e + x1 mod n (retry on r = 0 or
+//! r + k = n); s = (1 + d)^-1 (k - r d) mod n (retry on s = 0). The key keeps (1 + d)^-1, so a
+//! signature costs one fixed-base multiplication, one inversion mod p (to reach x1) and a few
+//! scalar operations.
+//!
+//! Nonces are hedged: k = H(d, e, 32 fresh OS-random bytes), so a broken random number generator
+//! alone does not reveal the key, and a fault that repeats the randomness still gives different
+//! k for different messages.
+
+use subtle::ConstantTimeEq;
+use zeroize::Zeroizing;
+
+use super::Error;
+use super::engine::dispatch;
+use super::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
+use super::mul::{double_base_vartime, fixed_base};
+use super::point::Jacobian;
+use super::scalar::Scalar;
+use crate::sm3::Sm3;
+
+/// A signature (r, s), both in [1, n-1].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Signature {
+    r: [u8; 32],
+    s: [u8; 32],
+}
+
+impl core::fmt::Debug for Signature {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Signature")
+            .field("r", &crate::hex(&self.r))
+            .field("s", &crate::hex(&self.s))
+            .finish()
+    }
+}
+
+impl Signature {
+    /// From r and s (big-endian, 32 bytes each); both must be in [1, n-1].
+    pub fn from_scalars(r: &[u8; 32], s: &[u8; 32]) -> Result<Self, Error> {
+        for v in [r, s] {
+            let x = Option::<Scalar>::from(Scalar::from_bytes(v)).ok_or(Error::InvalidSignature)?;
+            if bool::from(x.is_zero()) {
+                return Err(Error::InvalidSignature);
+            }
+        }
+        Ok(Signature { r: *r, s: *s })
+    }
+
+    /// From the 64-byte r || s form.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let b: &[u8; 64] = bytes.try_into().map_err(|_| Error::InvalidSignature)?;
+        let (r, s) = b.split_at(32);
+        Self::from_scalars(
+            r.try_into().map_err(|_| Error::InvalidSignature)?,
+            s.try_into().map_err(|_| Error::InvalidSignature)?,
+        )
+    }
+
+    /// The 64-byte r || s form.
+    pub fn to_bytes(&self) -> [u8; 64] {
+        let mut out = [0u8; 64];
+        out[..32].copy_from_slice(&self.r);
+        out[32..].copy_from_slice(&self.s);
+        out
+    }
+
+    /// r, big-endian.
+    pub fn r(&self) -> &[u8; 32] {
+        &self.r
+    }
+
+    /// s, big-endian.
+    pub fn s(&self) -> &[u8; 32] {
+        &self.s
+    }
+
+    /// DER: SEQUENCE { INTEGER r, INTEGER s }, minimal (as OpenSSL and GM/T 0009 write it).
+    pub fn to_der(&self) -> Vec<u8> {
+        let int = |v: &[u8; 32]| {
+            let start = v.iter().position(|&b| b != 0).unwrap_or(31);
+            let mut out = vec![0x02];
+            let body = &v[start..];
+            if body[0] & 0x80 != 0 {
+                out.push(body.len() as u8 + 1);
+                out.push(0);
+            } else {
+                out.push(body.len() as u8);
+            }
+            out.extend_from_slice(body);
+            out
+        };
+        let (r, s) = (int(&self.r), int(&self.s));
+        let mut out = vec![0x30, (r.len() + s.len()) as u8];
+        out.extend_from_slice(&r);
+        out.extend_from_slice(&s);
+        out
+    }
+
+    /// Strict DER: definite short-form lengths, minimal positive INTEGERs, nothing after the
+    /// SEQUENCE, and r, s in [1, n-1]. Everything else is [`Error::InvalidSignature`].
+    pub fn from_der(der: &[u8]) -> Result<Self, Error> {
+        let bad = Error::InvalidSignature;
+        let (&tag, rest) = der.split_first().ok_or(bad)?;
+        let (&len, body) = rest.split_first().ok_or(bad)?;
+        // The longest valid body is 2 x (2 + 33) = 70 bytes, so the length is always short-form.
+        if tag != 0x30 || len >= 0x80 || body.len() != usize::from(len) {
+            return Err(bad);
+        }
+        let (r, body) = der_integer(body)?;
+        let (s, body) = der_integer(body)?;
+        if !body.is_empty() {
+            return Err(bad);
+        }
+        Self::from_scalars(&r, &s)
+    }
+}
+
+/// One minimal, positive, at most 32-byte INTEGER; returns it left-padded and the rest.
+fn der_integer(input: &[u8]) -> Result<([u8; 32], &[u8]), Error> {
+    let bad = Error::InvalidSignature;
+    let (&tag, rest) = input.split_first().ok_or(bad)?;
+    let (&len, rest) = rest.split_first().ok_or(bad)?;
+    let len = usize::from(len);
+    if tag != 0x02 || len == 0 || len >= 0x80 || rest.len() < len {
+        return Err(bad);
+    }
+    let (v, rest) = rest.split_at(len);
+    // Negative numbers and non-minimal encodings (a leading 00 not needed for the sign).
+    if v[0] & 0x80 != 0 || (len > 1 && v[0] == 0 && v[1] & 0x80 == 0) {
+        return Err(bad);
+    }
+    let v = if v[0] == 0 && len > 1 { &v[1..] } else { v };
+    if v.len() > 32 {
+        return Err(bad);
+    }
+    let mut out = [0u8; 32];
+    out[32 - v.len()..].copy_from_slice(v);
+    Ok((out, rest))
+}
+
+/// e = SM3(Z || M).
+pub(crate) fn digest(z: &[u8; 32], msg: &[u8]) -> [u8; 32] {
+    let mut h = Sm3::new();
+    h.update(z);
+    h.update(msg);
+    h.finalize()
+}
+
+impl SigningKey {
+    /// Signs `msg` with the default ID ("1234567812345678").
+    pub fn sign(&self, msg: &[u8]) -> Result<Signature, Error> {
+        self.sign_digest(&digest(&self.z_default, msg))
+    }
+
+    /// Signs `msg` under the identity `id` (at most 8191 bytes; may be empty).
+    pub fn sign_with_id(&self, id: &[u8], msg: &[u8]) -> Result<Signature, Error> {
+        let z = if id == DEFAULT_ID {
+            self.z_default
+        } else {
+            self.public.z(id)?
+        };
+        self.sign_digest(&digest(&z, msg))
+    }
+
+    /// Signs a precomputed e = SM3(Z || M).
+    pub fn sign_digest(&self, e: &[u8; 32]) -> Result<Signature, Error> {
+        let mut rnd = Zeroizing::new([0u8; 32]);
+        for counter in 0u32.. {
+            if counter % 16 == 0 {
+                getrandom::fill(rnd.as_mut()).map_err(|_| Error::Rng)?;
+            }
+            let k = self.hedged_nonce(e, &rnd, counter);
+            if let Ok(sig) = self.sign_with_nonce(e, &k) {
+                return Ok(sig);
+            }
+        }
+        Err(Error::Rng)
+    }
+
+    /// k = SM3(d || rnd || e || counter) interpreted mod n; values 0 and >= n are rejected by
+    /// the caller's retry (probability about 2^-32).
+    fn hedged_nonce(&self, e: &[u8; 32], rnd: &[u8; 32], counter: u32) -> Scalar {
+        let mut h = Sm3::new();
+        h.update(&*self.to_bytes());
+        h.update(rnd);
+        h.update(e);
+        h.update(&counter.to_be_bytes());
+        let t = Zeroizing::new(h.finalize());
+        Option::from(Scalar::from_bytes(&t)).unwrap_or(Scalar::ZERO)
+    }
+
+    /// Signs e with a caller-chosen nonce k. Only for known-answer tests: a nonce used twice,
+    /// or predictable, reveals the private key.
+    #[doc(hidden)]
+    pub fn sign_digest_with_nonce_for_known_answer_tests(
+        &self,
+        e: &[u8; 32],
+        k: &[u8; 32],
+    ) -> Result<Signature, Error> {
+        let k = Option::<Scalar>::from(Scalar::from_bytes(k)).ok_or(Error::InvalidNonce)?;
+        self.sign_with_nonce(e, &k)
+    }
+
+    /// One attempt with nonce k; `Err` when k is unusable (k = 0, r = 0, r + k = n, s = 0).
+    pub(crate) fn sign_with_nonce(&self, e: &[u8; 32], k: &Scalar) -> Result<Signature, Error> {
+        if bool::from(k.is_zero()) {
+            return Err(Error::InvalidNonce);
+        }
+        let x1 = dispatch!(self.engine, |a| {
+            let p: Jacobian<_> = fixed_base(a, k);
+            p.affine_x().to_bytes()
+        });
+        self.finish(e, k, &x1)
+    }
+
+    /// r and s from k and the x coordinate of k G.
+    pub(crate) fn finish(
+        &self,
+        e: &[u8; 32],
+        k: &Scalar,
+        x1: &[u8; 32],
+    ) -> Result<Signature, Error> {
+        let e = Scalar::from_bytes_reduced(e);
+        let r = e.add(&Scalar::from_bytes_reduced(x1));
+        if bool::from(r.is_zero() | r.add(k).is_zero()) {
+            return Err(Error::InvalidNonce);
+        }
+        let s = self.d1_inv.mul(&k.sub(&r.mul(&self.d)));
+        if bool::from(s.is_zero()) {
+            return Err(Error::InvalidNonce);
+        }
+        Ok(Signature {
+            r: r.to_bytes(),
+            s: s.to_bytes(),
+        })
+    }
+}
+
+impl VerifyingKey {
+    /// Verifies `sig` over `msg` with the default ID.
+    pub fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), Error> {
+        self.verify_digest(&digest(&self.z(DEFAULT_ID)?, msg), sig)
+    }
+
+    /// Verifies `sig` over `msg` under the identity `id`.
+    pub fn verify_with_id(&self, id: &[u8], msg: &[u8], sig: &Signature) -> Result<(), Error> {
+        self.verify_digest(&digest(&self.z(id)?, msg), sig)
+    }
+
+    /// Verifies `sig` over a precomputed e = SM3(Z || M).
+    pub fn verify_digest(&self, e: &[u8; 32], sig: &Signature) -> Result<(), Error> {
+        let (r, s, t) = check_scalars(sig)?;
+        let x1 = dispatch!(self.engine, |a| {
+            let p = Jacobian::from_affine(&self.affine(a));
+            let q = double_base_vartime(a, &s, &t, &p);
+            Option::<super::point::Affine<_>>::from(q.to_affine()).map(|q| q.x.to_bytes())
+        });
+        verify_x1(&r, e, x1)
+    }
+}
+
+/// r, s in [1, n-1] (guaranteed by construction, checked again) and t = r + s != 0 mod n.
+pub(crate) fn check_scalars(sig: &Signature) -> Result<(Scalar, Scalar, Scalar), Error> {
+    let r = Option::<Scalar>::from(Scalar::from_bytes(&sig.r)).ok_or(Error::Verification)?;
+    let s = Option::<Scalar>::from(Scalar::from_bytes(&sig.s)).ok_or(Error::Verification)?;
+    let t = r.add(&s);
+    if bool::from(r.is_zero() | s.is_zero() | t.is_zero()) {
+        return Err(Error::Verification);
+    }
+    Ok((r, s, t))
+}
+
+/// R = e + x1 mod n must equal r (public values: the comparison need not be constant time,
+/// but costs nothing to make so).
+pub(crate) fn verify_x1(r: &Scalar, e: &[u8; 32], x1: Option<[u8; 32]>) -> Result<(), Error> {
+    let x1 = x1.ok_or(Error::Verification)?;
+    let big_r = Scalar::from_bytes_reduced(e).add(&Scalar::from_bytes_reduced(&x1));
+    if bool::from(big_r.ct_eq(r)) {
+        Ok(())
+    } else {
+        Err(Error::Verification)
+    }
+}

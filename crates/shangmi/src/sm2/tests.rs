@@ -1,0 +1,363 @@
+//! Field, scalar and point arithmetic against a big-integer reference, on every backend.
+
+use num_bigint::BigUint;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use subtle::ConstantTimeEq;
+
+use super::field::{Arith, Fe, P, Soft, limbs_to_be};
+use super::mul::{BASE_TABLE, double_base_vartime, fixed_base, variable_base};
+use super::point::{Affine, Jacobian, batch_to_affine};
+use super::scalar::{N, Scalar};
+
+fn big(l: &[u64; 4]) -> BigUint {
+    BigUint::from_bytes_be(&limbs_to_be(l))
+}
+
+fn limbs(v: &BigUint) -> [u64; 4] {
+    let b = v.to_bytes_be();
+    let mut buf = [0u8; 32];
+    buf[32 - b.len()..].copy_from_slice(&b);
+    super::field::limbs_from_be(&buf)
+}
+
+fn edge_values(m: &BigUint) -> Vec<BigUint> {
+    let one = BigUint::from(1u32);
+    let two256 = BigUint::from(1u32) << 256;
+    vec![
+        BigUint::from(0u32),
+        one.clone(),
+        BigUint::from(2u32),
+        m - &one,
+        m - BigUint::from(2u32),
+        m >> 1,
+        BigUint::from(u64::MAX),
+        (&two256 - &one) % m,
+        BigUint::from(1u32) << 128,
+    ]
+}
+
+fn field_checks<A: Arith>(a: A, rng: &mut StdRng) {
+    let p = big(&P);
+    let mut vals = edge_values(&p);
+    for _ in 0..300 {
+        vals.push(BigUint::from_bytes_be(&rng.random::<[u8; 32]>()) % &p);
+    }
+    for x in &vals {
+        for y in vals.iter().take(12).chain([x]) {
+            let fx = Fe::from_canonical(a, limbs(x));
+            let fy = Fe::from_canonical(a, limbs(y));
+            assert_eq!(big(&(fx * fy).to_canonical()), (x * y) % &p, "mul {x} {y}");
+            assert_eq!(big(&(fx + fy).to_canonical()), (x + y) % &p, "add");
+            assert_eq!(big(&(fx - fy).to_canonical()), (x + &p - y) % &p, "sub");
+        }
+        let fx = Fe::from_canonical(a, limbs(x));
+        assert_eq!(big(&fx.square().to_canonical()), (x * x) % &p, "sqr {x}");
+        assert_eq!(big(&(-fx).to_canonical()), (&p - x) % &p, "neg");
+        let inv = fx.invert();
+        if *x == BigUint::from(0u32) {
+            assert!(bool::from(inv.is_zero()));
+        } else {
+            assert_eq!(
+                big(&(inv * fx).to_canonical()),
+                BigUint::from(1u32),
+                "inv {x}"
+            );
+        }
+        let sq = fx.square();
+        let r = sq.sqrt();
+        assert!(bool::from(r.is_some()), "sqrt of a square");
+        assert!(bool::from(r.unwrap().square().ct_eq(&sq)));
+    }
+    // Bytes at or above p are refused, never reduced.
+    for v in [
+        p.clone(),
+        &p + BigUint::from(1u32),
+        (BigUint::from(1u32) << 256) - BigUint::from(1u32),
+    ] {
+        let mut b = [0u8; 32];
+        let vb = v.to_bytes_be();
+        b[32 - vb.len()..].copy_from_slice(&vb);
+        assert!(bool::from(Fe::from_bytes(a, &b).is_none()), "{v} accepted");
+    }
+}
+
+#[test]
+fn field_matches_bigint_on_every_backend() {
+    let mut rng = StdRng::seed_from_u64(40);
+    field_checks(Soft, &mut rng);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(t) = crate::cpu::Avx2::get() {
+            field_checks(super::field::x86_adx::Adx(t), &mut rng);
+        }
+        if let Some(t) = crate::cpu::Avx512::get() {
+            field_checks(super::field::x86_adx::Adx512(t), &mut rng);
+        }
+    }
+}
+
+#[test]
+fn scalar_matches_bigint() {
+    let n = big(&N);
+    let mut rng = StdRng::seed_from_u64(41);
+    let mut vals = edge_values(&n);
+    for _ in 0..200 {
+        vals.push(BigUint::from_bytes_be(&rng.random::<[u8; 32]>()) % &n);
+    }
+    let sc = |v: &BigUint| {
+        let mut b = [0u8; 32];
+        let vb = v.to_bytes_be();
+        b[32 - vb.len()..].copy_from_slice(&vb);
+        Scalar::from_bytes(&b).unwrap()
+    };
+    for x in &vals {
+        for y in vals.iter().take(10) {
+            assert_eq!(big(&sc(x).mul(&sc(y)).to_canonical()), (x * y) % &n);
+            assert_eq!(big(&sc(x).add(&sc(y)).to_canonical()), (x + y) % &n);
+            assert_eq!(big(&sc(x).sub(&sc(y)).to_canonical()), (x + &n - y) % &n);
+        }
+        if *x != BigUint::from(0u32) {
+            assert_eq!(
+                big(&sc(x).invert().mul(&sc(x)).to_canonical()),
+                BigUint::from(1u32)
+            );
+        }
+    }
+    let mut b = [0xffu8; 32];
+    assert!(bool::from(Scalar::from_bytes(&b).is_none()));
+    b = limbs_to_be(&N);
+    assert!(bool::from(Scalar::from_bytes(&b).is_none()));
+    // Reduction of hash outputs: 2^256 - 1 mod n.
+    let r = Scalar::from_bytes_reduced(&[0xff; 32]);
+    assert_eq!(
+        big(&r.to_canonical()),
+        ((BigUint::from(1u32) << 256) - BigUint::from(1u32)) % &n
+    );
+}
+
+/// Affine reference arithmetic on big integers (None = infinity).
+type Pt = Option<(BigUint, BigUint)>;
+
+fn ref_add(p: &Pt, q: &Pt) -> Pt {
+    let pm = big(&P);
+    let (Some((x1, y1)), Some((x2, y2))) = (p, q) else {
+        return p.clone().or(q.clone());
+    };
+    let inv = |v: &BigUint| v.modpow(&(&pm - BigUint::from(2u32)), &pm);
+    let l = if x1 == x2 {
+        if (y1 + y2) % &pm == BigUint::from(0u32) {
+            return None;
+        }
+        let num = (BigUint::from(3u32) * x1 * x1 + &pm - BigUint::from(3u32)) % &pm;
+        num * inv(&((BigUint::from(2u32) * y1) % &pm)) % &pm
+    } else {
+        ((y2 + &pm - y1) % &pm) * inv(&((x2 + &pm - x1) % &pm)) % &pm
+    };
+    let x3 = (&l * &l + &pm * 2u32 - x1 - x2) % &pm;
+    let y3 = (&l * ((x1 + &pm - &x3) % &pm) + &pm - y1) % &pm;
+    Some((x3, y3))
+}
+
+fn ref_mul(k: &BigUint, p: &Pt) -> Pt {
+    let mut acc: Pt = None;
+    for i in (0..k.bits()).rev() {
+        acc = ref_add(&acc, &acc);
+        if k.bit(i) {
+            acc = ref_add(&acc, p);
+        }
+    }
+    acc
+}
+
+fn to_ref<A: Arith>(j: &Jacobian<A>) -> Pt {
+    let aff = j.to_affine();
+    if bool::from(aff.is_none()) {
+        return None;
+    }
+    let a = aff.unwrap();
+    Some((big(&a.x.to_canonical()), big(&a.y.to_canonical())))
+}
+
+fn g_ref() -> Pt {
+    let a = Affine::generator(Soft);
+    Some((big(&a.x.to_canonical()), big(&a.y.to_canonical())))
+}
+
+fn scalar_of(v: &BigUint) -> Scalar {
+    let mut b = [0u8; 32];
+    let vb = v.to_bytes_be();
+    b[32 - vb.len()..].copy_from_slice(&vb);
+    Scalar::from_bytes(&b).unwrap()
+}
+
+fn point_checks<A: Arith>(a: A, rng: &mut StdRng) {
+    let n = big(&N);
+    let g = g_ref();
+    assert!(bool::from(Affine::generator(a).is_on_curve()));
+    let mut ks: Vec<BigUint> = (1u32..40).map(BigUint::from).collect();
+    for d in 1u32..40 {
+        ks.push(&n - BigUint::from(d));
+    }
+    for shift in [63u32, 64, 126, 127, 128, 251, 252, 253, 255] {
+        ks.push((BigUint::from(1u32) << shift) % &n);
+        ks.push(((BigUint::from(1u32) << shift) - BigUint::from(1u32)) % &n);
+    }
+    ks.push(&n - (BigUint::from(1u32) << 255u32));
+    for _ in 0..30 {
+        ks.push(BigUint::from_bytes_be(&rng.random::<[u8; 32]>()) % &n);
+    }
+    let gj = Jacobian::from_affine(&Affine::generator(a));
+    let p_secret = BigUint::from_bytes_be(&rng.random::<[u8; 32]>()) % &n;
+    let pj = fixed_base(a, &scalar_of(&p_secret));
+    let p_ref = ref_mul(&p_secret, &g);
+    assert_eq!(to_ref(&pj), p_ref);
+    for k in ks.iter().filter(|k| **k != BigUint::from(0u32)) {
+        let want = ref_mul(k, &g);
+        assert_eq!(
+            to_ref(&fixed_base(a, &scalar_of(k))),
+            want,
+            "fixed base k = {k}"
+        );
+        assert_eq!(
+            to_ref(&variable_base(a, &gj, &scalar_of(k))),
+            want,
+            "variable base k = {k}"
+        );
+        let k2 = (k * BigUint::from(7u32) + BigUint::from(3u32)) % &n;
+        let want2 = ref_add(&want, &ref_mul(&k2, &p_ref));
+        let got2 = double_base_vartime(a, &scalar_of(k), &scalar_of(&k2), &pj);
+        assert_eq!(to_ref(&got2), want2, "double base k = {k}");
+    }
+    // Complete addition: P + P, P + (-P), O + P, P + O.
+    let two_p = pj.add(&pj);
+    assert_eq!(to_ref(&two_p), ref_add(&p_ref, &p_ref));
+    assert!(bool::from(pj.add(&pj.neg()).is_identity()));
+    let o = Jacobian::identity(a);
+    assert_eq!(to_ref(&o.add(&pj)), p_ref);
+    assert_eq!(to_ref(&pj.add(&o)), p_ref);
+    assert!(bool::from(
+        variable_base(a, &pj, &Scalar::ZERO).is_identity()
+    ));
+}
+
+#[test]
+fn scalar_multiplication_matches_double_and_add_on_every_backend() {
+    let mut rng = StdRng::seed_from_u64(42);
+    point_checks(Soft, &mut rng);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(t) = crate::cpu::Avx2::get() {
+            point_checks(super::field::x86_adx::Adx(t), &mut rng);
+        }
+        if let Some(t) = crate::cpu::Avx512::get() {
+            point_checks(super::field::x86_adx::Adx512(t), &mut rng);
+        }
+    }
+}
+
+#[test]
+fn base_table_regenerates_with_the_library_arithmetic() {
+    // Rebuild every window with Jacobian arithmetic and one batch inversion per window.
+    let a = Soft;
+    let mut base = Jacobian::from_affine(&Affine::generator(a));
+    for window in BASE_TABLE.iter() {
+        let mut pts = vec![base; 64];
+        for j in 1..64 {
+            pts[j] = if j == 1 {
+                base.double()
+            } else {
+                pts[j - 1].add(&base)
+            };
+        }
+        let mut aff = vec![Affine::generator(a); 64];
+        batch_to_affine(&pts, &mut aff);
+        for (e, p) in window.iter().zip(&aff) {
+            assert_eq!(&e[..4], &p.x.v);
+            assert_eq!(&e[4..], &p.y.v);
+        }
+        for _ in 0..7 {
+            base = base.double();
+        }
+    }
+}
+
+#[test]
+#[ignore = "timing probe, run by hand"]
+fn timing_probe() {
+    use std::time::Instant;
+    #[allow(unsafe_code)]
+    fn cycle() -> f64 {
+        let t = Instant::now();
+        let mut y: u64 = 3;
+        for _ in 0..1_000_000 {
+            // SAFETY: register-only arithmetic.
+            unsafe {
+                core::arch::asm!("imul {0}, {0}", "imul {0}, {0}", "imul {0}, {0}", "imul {0}, {0}", inout(reg) y)
+            };
+        }
+        std::hint::black_box(y);
+        t.elapsed().as_secs_f64() / 12e6
+    }
+    fn probe<A: Arith>(a: A, name: &str) {
+        let c = cycle();
+        let cyc = |t: Instant, n: f64| t.elapsed().as_secs_f64() / n / c;
+        let mut x = Fe::from_canonical(a, [1, 2, 3, 4]);
+        let y = Fe::from_canonical(a, [5, 6, 7, 8]);
+        let t = Instant::now();
+        for _ in 0..1_000_000 {
+            x = x * y;
+        }
+        let mul = cyc(t, 1e6);
+        let mut xs = [x; 8];
+        let t = Instant::now();
+        for _ in 0..125_000 {
+            for v in xs.iter_mut() {
+                *v = *v * y;
+            }
+        }
+        let mul_tp = cyc(t, 1e6);
+        let t = Instant::now();
+        for _ in 0..1000 {
+            x = x.invert();
+        }
+        let inv = cyc(t, 1e3);
+        let k = scalar_of(&BigUint::from(0x1234_5678_9abc_def0u64));
+        let t = Instant::now();
+        let mut acc = Jacobian::identity(a);
+        for _ in 0..1000 {
+            acc = fixed_base(a, &k);
+        }
+        let fb = cyc(t, 1e3);
+        let t = Instant::now();
+        let mut sel = [0u64; 8];
+        for i in 0..37_000u32 {
+            sel = a.select64(&BASE_TABLE[(i % 37) as usize], (i % 65) ^ sel[0] as u32 & 1);
+        }
+        let sel_c = cyc(t, 37e3);
+        let t = Instant::now();
+        for _ in 0..100_000 {
+            acc = acc.double();
+        }
+        let dbl = cyc(t, 1e5);
+        let t = Instant::now();
+        for _ in 0..100 {
+            acc = double_base_vartime(a, &k, &k, &acc);
+        }
+        let db = cyc(t, 1e2);
+        std::hint::black_box((x, xs, acc, sel));
+        println!(
+            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, inv {inv:.0}, select {sel_c:.0}, fixed_base {fb:.0}, dbl {dbl:.0}, double_base {db:.0}"
+        );
+    }
+    probe(Soft, "soft");
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(t) = crate::cpu::Avx2::get() {
+            probe(super::field::x86_adx::Adx(t), "adx");
+        }
+        if let Some(t) = crate::cpu::Avx512::get() {
+            probe(super::field::x86_adx::Adx512(t), "adx512");
+        }
+    }
+}

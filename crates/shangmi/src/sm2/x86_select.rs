@@ -1,0 +1,71 @@
+//! Constant-time reads of a 64-entry table window with SIMD masks: every entry is loaded and
+//! combined under a mask that is all ones for the wanted entry only, so neither the addresses
+//! touched nor the instructions run depend on the (secret) index.
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::*;
+
+use crate::cpu::{Avx2, Avx512};
+
+/// AVX2: two YMM loads per 64-byte entry.
+#[inline(always)]
+pub(crate) fn select64_avx2(_token: Avx2, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+    // SAFETY: the token proves AVX2; every load reads 32 bytes inside `table`, the stores
+    // write the 64-byte output array.
+    unsafe { select_avx2(table, idx) }
+}
+
+#[target_feature(enable = "avx2")]
+fn select_avx2(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+    let want = _mm256_set1_epi64x(i64::from(idx));
+    let one = _mm256_set1_epi64x(1);
+    let mut j = one;
+    let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for e in table {
+        let mask = _mm256_cmpeq_epi64(j, want);
+        // SAFETY: each entry is 64 bytes; two 32-byte unaligned loads.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(e.as_ptr().cast()),
+                _mm256_loadu_si256(e.as_ptr().add(4).cast()),
+            )
+        };
+        lo = _mm256_or_si256(lo, _mm256_and_si256(a, mask));
+        hi = _mm256_or_si256(hi, _mm256_and_si256(b, mask));
+        j = _mm256_add_epi64(j, one);
+    }
+    let mut out = [0u64; 8];
+    // SAFETY: two 32-byte stores into the 64-byte output.
+    unsafe {
+        _mm256_storeu_si256(out.as_mut_ptr().cast(), lo);
+        _mm256_storeu_si256(out.as_mut_ptr().add(4).cast(), hi);
+    }
+    out
+}
+
+/// AVX-512: one ZMM load per entry, merged under a mask register.
+#[inline(always)]
+pub(crate) fn select64_avx512(_token: Avx512, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+    // SAFETY: the token proves AVX-512F; loads read 64 bytes per entry inside `table`, the store
+    // writes the 64-byte output array.
+    unsafe { select_avx512(table, idx) }
+}
+
+#[target_feature(enable = "avx512f")]
+fn select_avx512(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+    let want = _mm512_set1_epi64(i64::from(idx));
+    let one = _mm512_set1_epi64(1);
+    let mut j = one;
+    let mut acc = _mm512_setzero_si512();
+    for e in table {
+        let k = _mm512_cmpeq_epi64_mask(j, want);
+        // SAFETY: each entry is 64 bytes.
+        let v = unsafe { _mm512_loadu_si512(e.as_ptr().cast()) };
+        acc = _mm512_mask_mov_epi64(acc, k, v);
+        j = _mm512_add_epi64(j, one);
+    }
+    let mut out = [0u64; 8];
+    // SAFETY: one 64-byte store into the output.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), acc) };
+    out
+}
