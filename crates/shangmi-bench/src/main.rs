@@ -25,7 +25,7 @@ struct Args {
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
-    /// Only ops whose name contains this text (e.g. "sm3-kdf").
+    /// Only ops whose name contains one of these comma-separated texts (e.g. "sm3-kdf,sm4-gcm").
     #[arg(long)]
     only: Option<String>,
     /// Rounds per case (default 9 with --quick, 15 otherwise).
@@ -49,7 +49,7 @@ fn main() -> ExitCode {
     cases.extend(sm4_ops::cases(args.quick));
     cases.extend(sm2_ops::cases(args.quick));
     if let Some(only) = &args.only {
-        cases.retain(|c| c.op.contains(only.as_str()));
+        cases.retain(|c| only.split(',').any(|o| c.op.contains(o)));
     }
     let started = Instant::now();
     let env = report::Environment::detect();

@@ -24,6 +24,7 @@ mod mul;
 mod point;
 mod pool;
 mod precomputed;
+mod safegcd;
 mod scalar;
 mod signature;
 #[cfg(target_arch = "x86_64")]

@@ -25,6 +25,13 @@ const R2: [u64; 4] = [
     0x0000_0001_0000_0001,
     0x0000_0004_0000_0002,
 ];
+/// R^3 mod p, to bring an inverse of a Montgomery-form value back into Montgomery form.
+const R3: [u64; 4] = [
+    0x0000_0012_0000_0016,
+    0x0000_000e_ffff_fff8,
+    0x0000_000a_0000_000c,
+    0x0000_001b_0000_0009,
+];
 /// R mod p: one in Montgomery form.
 const ONE: [u64; 4] = [
     0x0000_0000_0000_0001,
@@ -38,6 +45,16 @@ const ONE: [u64; 4] = [
 pub(crate) trait Arith: Copy + core::fmt::Debug {
     fn mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4];
     fn sqr(self, a: &[u64; 4]) -> [u64; 4];
+    /// a + b mod p for a, b < p.
+    #[inline(always)]
+    fn add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        add_mod(a, b, &P)
+    }
+    /// a - b mod p for a, b < p.
+    #[inline(always)]
+    fn sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        sub_mod(a, b, &P)
+    }
     /// Entry `idx - 1` of the window (all zero for `idx = 0`), reading every entry.
     #[inline(always)]
     fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
@@ -123,7 +140,7 @@ impl<A: Arith> Fe<A> {
     #[inline(always)]
     pub(crate) fn add(self, o: Self) -> Self {
         Fe {
-            v: add_mod(&self.v, &o.v, &P),
+            v: self.a.add(&self.v, &o.v),
             a: self.a,
         }
     }
@@ -131,7 +148,7 @@ impl<A: Arith> Fe<A> {
     #[inline(always)]
     pub(crate) fn sub(self, o: Self) -> Self {
         Fe {
-            v: sub_mod(&self.v, &o.v, &P),
+            v: self.a.sub(&self.v, &o.v),
             a: self.a,
         }
     }
@@ -188,9 +205,22 @@ impl<A: Arith> Fe<A> {
         Chain { x, e30, e31, e32 }
     }
 
+    /// x^-1 (0 for 0) in constant time, by division steps on the stored x R: (x R)^-1 R^3 R^-1
+    /// = x^-1 R.
+    pub(crate) fn invert(self) -> Self {
+        const MODULUS: super::safegcd::Modulus = super::safegcd::Modulus::new(&P);
+        let y = super::safegcd::invert(&self.v, &MODULUS);
+        Fe {
+            v: self.a.mul(&y, &R3),
+            a: self.a,
+        }
+    }
+
     /// x^-1 = x^(p-2) (0 for 0): a fixed addition chain, 256 squarings and 15 multiplications.
     /// p - 2 is, from the top: 31 ones, a zero, 128 ones, 32 zeros, 32 ones, 30 ones, 0, 1.
-    pub(crate) fn invert(self) -> Self {
+    /// The tests' reference for `invert`.
+    #[cfg(test)]
+    pub(crate) fn invert_fermat(self) -> Self {
         let c = self.chain();
         let mut r = c.e31.square();
         for _ in 0..4 {
@@ -222,6 +252,7 @@ impl<A: Arith> Fe<A> {
 
 struct Chain<A: Arith> {
     x: Fe<A>,
+    #[cfg_attr(not(test), allow(dead_code))]
     e30: Fe<A>,
     e31: Fe<A>,
     e32: Fe<A>,

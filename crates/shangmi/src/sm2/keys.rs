@@ -164,10 +164,15 @@ impl VerifyingKey {
             return Err(Error::IdTooLong);
         }
         let (x, y) = self.coordinates();
-        let mut h = Sm3::new();
-        h.update(&((id.len() * 8) as u16).to_be_bytes());
-        h.update(id);
-        h.update(&CURVE_BYTES);
+        // ENTL || ID || a || b || xG || yG is the same for every key under one ID: for the
+        // default ID its first two blocks are hashed once per process.
+        static DEFAULT_PREFIX: std::sync::LazyLock<Sm3> =
+            std::sync::LazyLock::new(|| id_prefix(DEFAULT_ID));
+        let mut h = if id == DEFAULT_ID {
+            DEFAULT_PREFIX.clone()
+        } else {
+            id_prefix(id)
+        };
         h.update(&x);
         h.update(&y);
         Ok(h.finalize())
@@ -178,6 +183,15 @@ impl VerifyingKey {
         self.engine = Engine::for_backend(backend)?;
         Ok(self)
     }
+}
+
+/// SM3 over ENTL || ID || a || b || xG || yG, the key-independent start of Z.
+fn id_prefix(id: &[u8]) -> Sm3 {
+    let mut h = Sm3::new();
+    h.update(&((id.len() * 8) as u16).to_be_bytes());
+    h.update(id);
+    h.update(&CURVE_BYTES);
+    h
 }
 
 /// A private key with what signing needs precomputed: (1 + d)^-1 mod n, the public key and

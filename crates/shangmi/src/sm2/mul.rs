@@ -216,11 +216,11 @@ pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i8; 257] {
 }
 
 /// Odd multiples P, 3P, ..., (2m-1)P.
-pub(crate) fn odd_multiples<A: Arith, const M: usize>(p: &Jacobian<A>) -> [Jacobian<A>; M] {
+pub(crate) fn odd_multiples_vartime<A: Arith, const M: usize>(p: &Jacobian<A>) -> [Jacobian<A>; M] {
     let mut t = [*p; M];
     let p2 = p.double();
     for j in 1..M {
-        t[j] = t[j - 1].add(&p2);
+        t[j] = t[j - 1].add_vartime(&p2);
     }
     t
 }
@@ -236,7 +236,7 @@ pub(crate) fn double_base_vartime<A: Arith>(
 ) -> Jacobian<A> {
     let n1 = wnaf_vartime(&u1.to_canonical(), 7);
     let n2 = wnaf_vartime(&u2.to_canonical(), 5);
-    let pt: [Jacobian<A>; 8] = odd_multiples(p);
+    let pt: [Jacobian<A>; 8] = odd_multiples_vartime(p);
     let top = (0..257).rev().find(|&i| n1[i] != 0 || n2[i] != 0);
     let mut acc = Jacobian::identity(a);
     let Some(top) = top else { return acc };
@@ -252,7 +252,7 @@ pub(crate) fn double_base_vartime<A: Arith>(
         if d2 != 0 {
             let e = pt[(d2.unsigned_abs() as usize - 1) / 2];
             let e = if d2 < 0 { e.neg() } else { e };
-            acc = acc.add(&e);
+            acc = acc.add_vartime(&e);
         }
     }
     acc
@@ -264,7 +264,7 @@ pub(crate) fn add_mixed_vartime<A: Arith>(p: &Jacobian<A>, q: &Affine<A>) -> Jac
     let z1z1 = p.z.square();
     let same_x = bool::from((q.x * z1z1).ct_eq(&p.x)) && !bool::from(p.is_identity());
     if same_x {
-        p.add(&Jacobian::from_affine(q))
+        p.add_vartime(&Jacobian::from_affine(q))
     } else {
         p.add_mixed(q)
     }

@@ -181,8 +181,26 @@ impl<A: Arith> Jacobian<A> {
         Jacobian::conditional_select(&sum, &Jacobian::from_affine(q), self.is_identity())
     }
 
-    /// P + Q, complete: every input, in constant time.
-    pub(crate) fn add(&self, q: &Self) -> Self {
+    /// P + Q for public points: the complete formula's cases by branching, so the doubling is
+    /// only computed when it is the answer.
+    pub(crate) fn add_vartime(&self, q: &Self) -> Self {
+        if bool::from(self.is_identity()) {
+            return *q;
+        }
+        if bool::from(q.is_identity()) {
+            return *self;
+        }
+        let (sum, h, r) = self.add_formula(q);
+        if bool::from(h.is_zero() & r.is_zero()) {
+            return self.double();
+        }
+        sum
+    }
+
+    /// add-2007-bl without its exceptional cases: correct unless P or Q is infinity or P = Q
+    /// (P = -Q gives Z3 = 0, infinity). Also returns h and r, which are both zero when P = Q.
+    #[inline(always)]
+    fn add_formula(&self, q: &Self) -> (Self, Fe<A>, Fe<A>) {
         let z1z1 = self.z.square();
         let z2z2 = q.z.square();
         let u1 = self.x * z2z2;
@@ -197,11 +215,17 @@ impl<A: Arith> Jacobian<A> {
         let x3 = r.square() - j - v.double();
         let y3 = r * (v - x3) - (s1 * j).double();
         let z3 = ((self.z + q.z).square() - z1z1 - z2z2) * h;
-        let mut sum = Jacobian {
+        let sum = Jacobian {
             x: x3,
             y: y3,
             z: z3,
         };
+        (sum, h, r)
+    }
+
+    /// P + Q, complete: every input, in constant time.
+    pub(crate) fn add(&self, q: &Self) -> Self {
+        let (mut sum, h, r) = self.add_formula(q);
         // P = Q: h = 0 and r = 0 (with neither at infinity). P = -Q gives z3 = 0 by itself.
         let same = h.is_zero() & r.is_zero() & !self.is_identity() & !q.is_identity();
         sum = Jacobian::conditional_select(&sum, &self.double(), same);

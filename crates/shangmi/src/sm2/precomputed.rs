@@ -5,7 +5,7 @@ use super::Error;
 use super::engine::dispatch;
 use super::keys::{DEFAULT_ID, VerifyingKey};
 use super::mul::{BASE_TABLE, Comb, build_comb, comb_vartime};
-use super::signature::{Signature, check_scalars, digest, verify_x1};
+use super::signature::{Signature, check_scalars, digest, x_matches_vartime};
 
 /// A [`VerifyingKey`] with precomputed multiples.
 pub struct PrecomputedVerifyingKey {
@@ -54,11 +54,11 @@ impl PrecomputedVerifyingKey {
     /// Verifies over a precomputed e.
     pub fn verify_digest(&self, e: &[u8; 32], sig: &Signature) -> Result<(), Error> {
         let (r, s, t) = check_scalars(sig)?;
-        let x1 = dispatch!(self.key.engine, |a| {
+        let ok = dispatch!(self.key.engine, |a| {
             let sg = comb_vartime(a, &BASE_TABLE, &s);
             let tp = comb_vartime(a, &self.table, &t);
-            Option::<super::point::Affine<_>>::from(sg.add(&tp).to_affine()).map(|p| p.x.to_bytes())
+            x_matches_vartime(&sg.add_vartime(&tp), &r, e)
         });
-        verify_x1(&r, e, x1)
+        if ok { Ok(()) } else { Err(Error::Verification) }
     }
 }

@@ -22,7 +22,15 @@ const R2: [u64; 4] = [
     0x620f_c84c_3aff_e0d4,
     0x1eb5_e412_a22b_3d3b,
 ];
-/// n - 2, the inversion exponent.
+/// R^3 mod n, to bring an inverse of a Montgomery-form value back into Montgomery form.
+const R3: [u64; 4] = [
+    0x6ff8_74c7_0eaa_0b85,
+    0x87d0_c315_aabe_8d32,
+    0x4c4f_bbb3_9718_5afc,
+    0xc813_249c_d574_ea14,
+];
+/// n - 2, the exponent of the reference inversion.
+#[cfg(test)]
 const N_MINUS_2: [u64; 4] = [
     0x53bb_f409_39d5_4121,
     0x7203_df6b_21c6_052b,
@@ -104,9 +112,19 @@ impl Scalar {
         self.0.ct_eq(&[0; 4])
     }
 
-    /// x^-1 = x^(n-2) (0 for 0), 4-bit fixed windows over the public exponent: the same
-    /// sequence of operations for every x.
+    /// x^-1 (0 for 0) in constant time, by division steps on the stored x R.
     pub(crate) fn invert(&self) -> Self {
+        const MODULUS: super::safegcd::Modulus = super::safegcd::Modulus::new(&N);
+        let mut y = super::safegcd::invert(&self.0, &MODULUS);
+        let r = Scalar(reduce(soft::mul_wide(&y, &R3)));
+        y.zeroize();
+        r
+    }
+
+    /// x^-1 = x^(n-2) (0 for 0), 4-bit fixed windows over the public exponent: the tests'
+    /// reference for `invert`.
+    #[cfg(test)]
+    pub(crate) fn invert_fermat(&self) -> Self {
         let mut table = [Scalar::ONE; 16];
         for i in 1..16 {
             table[i] = table[i - 1].mul(self);

@@ -14,10 +14,11 @@ use zeroize::Zeroizing;
 
 use super::Error;
 use super::engine::dispatch;
+use super::field::{Arith, Fe, P, adc, lt};
 use super::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
 use super::mul::{double_base_vartime, fixed_base};
 use super::point::Jacobian;
-use super::scalar::Scalar;
+use super::scalar::{N, Scalar};
 use crate::sm3::Sm3;
 
 /// A signature (r, s), both in [1, n-1].
@@ -252,12 +253,11 @@ impl VerifyingKey {
     /// Verifies `sig` over a precomputed e = SM3(Z || M).
     pub fn verify_digest(&self, e: &[u8; 32], sig: &Signature) -> Result<(), Error> {
         let (r, s, t) = check_scalars(sig)?;
-        let x1 = dispatch!(self.engine, |a| {
+        let ok = dispatch!(self.engine, |a| {
             let p = Jacobian::from_affine(&self.affine(a));
-            let q = double_base_vartime(a, &s, &t, &p);
-            Option::<super::point::Affine<_>>::from(q.to_affine()).map(|q| q.x.to_bytes())
+            x_matches_vartime(&double_base_vartime(a, &s, &t, &p), &r, e)
         });
-        verify_x1(&r, e, x1)
+        if ok { Ok(()) } else { Err(Error::Verification) }
     }
 }
 
@@ -272,14 +272,24 @@ pub(crate) fn check_scalars(sig: &Signature) -> Result<(Scalar, Scalar, Scalar),
     Ok((r, s, t))
 }
 
-/// R = e + x1 mod n must equal r (public values: the comparison need not be constant time,
-/// but costs nothing to make so).
-pub(crate) fn verify_x1(r: &Scalar, e: &[u8; 32], x1: Option<[u8; 32]>) -> Result<(), Error> {
-    let x1 = x1.ok_or(Error::Verification)?;
-    let big_r = Scalar::from_bytes_reduced(e).add(&Scalar::from_bytes_reduced(&x1));
-    if bool::from(big_r.ct_eq(r)) {
-        Ok(())
-    } else {
-        Err(Error::Verification)
+/// Whether R = (e + x1) mod n equals r, x1 the affine x of the point (not at infinity),
+/// without the inversion that leaving Jacobian coordinates costs: x1 = X / Z^2 must be one
+/// of the values in [0, p) congruent to r - e mod n, t or t + n (p > n), so compare
+/// X with t Z^2 and (t + n) Z^2. Everything here is public.
+pub(crate) fn x_matches_vartime<A: Arith>(q: &Jacobian<A>, r: &Scalar, e: &[u8; 32]) -> bool {
+    if bool::from(q.is_identity()) {
+        return false;
     }
+    let a = q.x.a;
+    let z2 = q.z.square();
+    let t = r.sub(&Scalar::from_bytes_reduced(e)).to_canonical();
+    if bool::from((Fe::from_canonical(a, t) * z2).ct_eq(&q.x)) {
+        return true;
+    }
+    let mut t2 = [0u64; 4];
+    let mut c = 0;
+    for i in 0..4 {
+        (t2[i], c) = adc(t[i], N[i], c);
+    }
+    c == 0 && bool::from(lt(&t2, &P)) && bool::from((Fe::from_canonical(a, t2) * z2).ct_eq(&q.x))
 }

@@ -30,6 +30,16 @@ impl Arith for Adx {
     }
 
     #[inline(always)]
+    fn add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        add_p(self.0, a, b)
+    }
+
+    #[inline(always)]
+    fn sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        sub_p(self.0, a, b)
+    }
+
+    #[inline(always)]
     fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
         crate::sm2::x86_select::select64_avx2(self.0, table, idx)
     }
@@ -44,6 +54,16 @@ impl Arith for Adx512 {
     #[inline(always)]
     fn sqr(self, a: &[u64; 4]) -> [u64; 4] {
         mont_sqr(self.0.avx2(), a)
+    }
+
+    #[inline(always)]
+    fn add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        add_p(self.0.avx2(), a, b)
+    }
+
+    #[inline(always)]
+    fn sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        sub_p(self.0.avx2(), a, b)
     }
 
     #[inline(always)]
@@ -300,4 +320,96 @@ fn mont_sqr(_token: Avx2, a: &[u64; 4]) -> [u64; 4] {
         );
     }
     [pa, r1, r2, r3]
+}
+
+/// The limbs of p that are not all ones (and so not a sign-extended immediate).
+const P1: u64 = 0xffff_ffff_0000_0000;
+const P3: u64 = 0xffff_fffe_ffff_ffff;
+
+/// a + b mod p for a, b < p: the sum, then the sum minus p, kept unless that borrowed with
+/// no carry out of the sum. (LLVM turns the portable version's constant subtraction into
+/// compare-and-set sequences three times as long.)
+#[inline(always)]
+fn add_p(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+    let (mut s0, mut s1, mut s2, mut s3) = (a[0], a[1], a[2], a[3]);
+    let (r0, r1, r2, r3): (u64, u64, u64, u64);
+    // SAFETY: register arithmetic only, on any x86-64 (the token only selects the backend).
+    unsafe {
+        asm!(
+            "add {s0}, {b0}",
+            "adc {s1}, {b1}",
+            "adc {s2}, {b2}",
+            "adc {s3}, {b3}",
+            "sbb {c}, {c}",
+            "mov {r0}, {s0}",
+            "mov {r1}, {s1}",
+            "mov {r2}, {s2}",
+            "mov {r3}, {s3}",
+            "sub {r0}, -1",
+            "sbb {r1}, {p1}",
+            "sbb {r2}, -1",
+            "sbb {r3}, {p3}",
+            // Borrow here only when the sum had no carry and was below p: keep the sum.
+            "sbb {c}, 0",
+            "cmovc {r0}, {s0}",
+            "cmovc {r1}, {s1}",
+            "cmovc {r2}, {s2}",
+            "cmovc {r3}, {s3}",
+            s0 = inout(reg) s0,
+            s1 = inout(reg) s1,
+            s2 = inout(reg) s2,
+            s3 = inout(reg) s3,
+            b0 = in(reg) b[0],
+            b1 = in(reg) b[1],
+            b2 = in(reg) b[2],
+            b3 = in(reg) b[3],
+            p1 = in(reg) P1,
+            p3 = in(reg) P3,
+            c = out(reg) _,
+            r0 = out(reg) r0,
+            r1 = out(reg) r1,
+            r2 = out(reg) r2,
+            r3 = out(reg) r3,
+            options(pure, nomem, nostack),
+        );
+    }
+    let _ = (s0, s1, s2, s3);
+    [r0, r1, r2, r3]
+}
+
+/// a - b mod p for a, b < p: the difference, plus p masked by the borrow.
+#[inline(always)]
+fn sub_p(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+    let (mut d0, mut d1, mut d2, mut d3) = (a[0], a[1], a[2], a[3]);
+    let (mut m1, mut m3) = (P1, P3);
+    // SAFETY: register arithmetic only.
+    unsafe {
+        asm!(
+            "sub {d0}, {b0}",
+            "sbb {d1}, {b1}",
+            "sbb {d2}, {b2}",
+            "sbb {d3}, {b3}",
+            "sbb {m}, {m}",
+            "and {m1}, {m}",
+            "and {m3}, {m}",
+            "add {d0}, {m}",
+            "adc {d1}, {m1}",
+            "adc {d2}, {m}",
+            "adc {d3}, {m3}",
+            d0 = inout(reg) d0,
+            d1 = inout(reg) d1,
+            d2 = inout(reg) d2,
+            d3 = inout(reg) d3,
+            b0 = in(reg) b[0],
+            b1 = in(reg) b[1],
+            b2 = in(reg) b[2],
+            b3 = in(reg) b[3],
+            m1 = inout(reg) m1,
+            m3 = inout(reg) m3,
+            m = out(reg) _,
+            options(pure, nomem, nostack),
+        );
+    }
+    let _ = (m1, m3);
+    [d0, d1, d2, d3]
 }
