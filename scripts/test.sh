@@ -26,4 +26,7 @@ python3 tools/sm4_constants.py --check
 step "Rust tests (every backend this CPU has)"
 cargo test --workspace --locked
 
+step "constant-time check under valgrind (when installed)"
+./scripts/ct-valgrind.sh
+
 step "all tests passed"

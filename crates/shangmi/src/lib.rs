@@ -35,6 +35,11 @@
 #![warn(missing_docs)]
 
 pub mod cpu;
+#[cfg(shangmi_ctgrind)]
+#[doc(hidden)]
+pub mod ct;
+#[cfg(not(shangmi_ctgrind))]
+pub(crate) mod ct;
 pub mod sm2;
 pub mod sm3;
 pub mod sm4;

@@ -17,6 +17,8 @@
 //! there is no secret-dependent branch. Verification, which handles only public data, uses a
 //! faster variable-time double multiplication.
 
+#[cfg(shangmi_ctgrind)]
+pub(crate) mod ct_probes;
 mod engine;
 mod field;
 mod keys;

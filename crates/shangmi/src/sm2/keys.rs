@@ -232,19 +232,26 @@ impl SigningKey {
     }
 
     pub(crate) fn from_bytes_with(bytes: &[u8; 32], engine: Engine) -> Result<Self, Error> {
-        let d =
-            Option::<Scalar>::from(Scalar::from_bytes(bytes)).ok_or(Error::InvalidPrivateKey)?;
+        // Whether the key is valid is public (the caller learns it); nothing else about d is.
+        let parsed = Scalar::from_bytes(bytes);
+        let d = parsed.unwrap_or(Scalar::ZERO);
         let mut n_minus_1 = N;
         n_minus_1[0] -= 1;
         let d_canon = Zeroizing::new(d.to_canonical());
-        let bad = d.is_zero() | d_canon.ct_eq(&n_minus_1);
-        if bool::from(bad) {
+        let bad = !parsed.is_some() | d.is_zero() | d_canon.ct_eq(&n_minus_1);
+        if crate::ct::public_choice(bad) {
             return Err(Error::InvalidPrivateKey);
         }
         let public = dispatch!(engine, |a| {
             let p: Jacobian<_> = fixed_base(a, &d);
-            let aff = Option::from(p.to_affine()).ok_or(Error::InvalidPrivateKey)?;
-            VerifyingKey::from_affine(&aff, engine)
+            let aff = p.to_affine();
+            if !crate::ct::public_choice(aff.is_some()) {
+                return Err(Error::InvalidPrivateKey);
+            }
+            VerifyingKey::from_affine(
+                &crate::ct::public(aff.unwrap_or(Affine::generator(a))),
+                engine,
+            )
         });
         let d1_inv = d.add(&Scalar::ONE).invert();
         let z_default = public.z(DEFAULT_ID)?;

@@ -62,7 +62,9 @@ pub(crate) fn select64_portable(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
     let mut out = [0u64; 8];
     for (j, e) in table.iter().enumerate() {
         let x = u64::from((j as u32 + 1) ^ idx);
-        let mask = (x.wrapping_sub(1) >> 63).wrapping_neg();
+        // Opaque to the optimiser: seeing that the mask is "entry == idx", LLVM otherwise
+        // rewrites the scan as a search with a branch (the valgrind check caught it).
+        let mask = core::hint::black_box((x.wrapping_sub(1) >> 63).wrapping_neg());
         for k in 0..8 {
             out[k] |= e[k] & mask;
         }

@@ -176,7 +176,8 @@ fn sub_if_ge(x: &mut [i64; 5], m: &[i64; 5]) {
         c = s >> 62;
     }
     t[4] = x[4] - m[4] + c;
-    let keep = t[4] >> 63;
+    // Opaque to the optimiser, which otherwise turns this select into a branch on the sign.
+    let keep = core::hint::black_box(t[4] >> 63);
     for i in 0..5 {
         x[i] = (x[i] & keep) | (t[i] & !keep);
     }
@@ -208,8 +209,8 @@ pub(crate) fn invert(x: &[u64; 4], m: &Modulus) -> [u64; 4] {
     }
     debug_assert!(g == [0; 5]);
     // f = +-1 (or m when x = 0, with d = 0): the inverse is d with f's sign.
-    neg_masked(&mut d, f[4] >> 63);
-    let negative = d[4] >> 63;
+    neg_masked(&mut d, core::hint::black_box(f[4] >> 63));
+    let negative = core::hint::black_box(d[4] >> 63);
     add_masked(&mut d, &m.m, negative);
     from62(&d)
 }

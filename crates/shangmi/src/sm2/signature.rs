@@ -189,7 +189,7 @@ impl SigningKey {
         h.update(e);
         h.update(&counter.to_be_bytes());
         let t = Zeroizing::new(h.finalize());
-        Option::from(Scalar::from_bytes(&t)).unwrap_or(Scalar::ZERO)
+        Scalar::from_bytes(&t).unwrap_or(Scalar::ZERO)
     }
 
     /// Signs e with a caller-chosen nonce k. Only for known-answer tests: a nonce used twice,
@@ -206,7 +206,7 @@ impl SigningKey {
 
     /// One attempt with nonce k; `Err` when k is unusable (k = 0, r = 0, r + k = n, s = 0).
     pub(crate) fn sign_with_nonce(&self, e: &[u8; 32], k: &Scalar) -> Result<Signature, Error> {
-        if bool::from(k.is_zero()) {
+        if crate::ct::public_choice(k.is_zero()) {
             return Err(Error::InvalidNonce);
         }
         let x1 = dispatch!(self.engine, |a| {
@@ -225,16 +225,17 @@ impl SigningKey {
     ) -> Result<Signature, Error> {
         let e = Scalar::from_bytes_reduced(e);
         let r = e.add(&Scalar::from_bytes_reduced(x1));
-        if bool::from(r.is_zero() | r.add(k).is_zero()) {
+        // Retrying a nonce is a public event, and r and s are the published signature.
+        if crate::ct::public_choice(r.is_zero() | r.add(k).is_zero()) {
             return Err(Error::InvalidNonce);
         }
         let s = self.d1_inv.mul(&k.sub(&r.mul(&self.d)));
-        if bool::from(s.is_zero()) {
+        if crate::ct::public_choice(s.is_zero()) {
             return Err(Error::InvalidNonce);
         }
         Ok(Signature {
-            r: r.to_bytes(),
-            s: s.to_bytes(),
+            r: crate::ct::public(r.to_bytes()),
+            s: crate::ct::public(s.to_bytes()),
         })
     }
 }

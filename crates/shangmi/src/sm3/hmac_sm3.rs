@@ -101,7 +101,7 @@ impl HmacSm3 {
     /// Checks `tag` (exactly 32 bytes) in constant time.
     pub fn verify(self, tag: &[u8]) -> Result<(), MacError> {
         let mut ours = self.finalize();
-        let ok = tag.len() == DIGEST_SIZE && bool::from(ours.as_slice().ct_eq(tag));
+        let ok = tag.len() == DIGEST_SIZE && crate::ct::public_choice(ours.as_slice().ct_eq(tag));
         ours.zeroize();
         if ok { Ok(()) } else { Err(MacError) }
     }

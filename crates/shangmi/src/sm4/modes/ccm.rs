@@ -111,7 +111,8 @@ impl Sm4Ccm {
         self.ctr(nonce, buf, &mut s0);
         let mut mac = self.cbc_mac(nonce, aad, buf);
         xor_in_place(&mut mac, &s0);
-        let ok = tag.len() == self.tag_len && bool::from(mac[..self.tag_len].ct_eq(tag));
+        let ok =
+            tag.len() == self.tag_len && crate::ct::public_choice(mac[..self.tag_len].ct_eq(tag));
         mac.zeroize();
         s0.zeroize();
         if ok {

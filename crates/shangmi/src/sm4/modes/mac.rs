@@ -79,7 +79,7 @@ fn verify_tag(ours: &Block, tag: &[u8]) -> Result<(), Error> {
     if tag.len() < 8 || tag.len() > 16 {
         return Err(Error::InvalidTagLength);
     }
-    if bool::from(ours[..tag.len()].ct_eq(tag)) {
+    if crate::ct::public_choice(ours[..tag.len()].ct_eq(tag)) {
         Ok(())
     } else {
         Err(Error::Decrypt)

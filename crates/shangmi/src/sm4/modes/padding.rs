@@ -22,7 +22,7 @@ pub(crate) fn unpad_len(last: &[u8; 16]) -> Result<usize, Error> {
         ok &= !in_pad | b.ct_eq(&n);
     }
     let len = u8::conditional_select(&0, &n, ok);
-    if bool::from(ok) {
+    if crate::ct::public_choice(ok) {
         Ok(usize::from(len))
     } else {
         Err(Error::Decrypt)

@@ -65,7 +65,7 @@ impl Xts {
         make: impl Fn(&[u8; 16]) -> Sm4,
     ) -> Result<Self, Error> {
         let (k1, k2) = key.split_at(16);
-        if bool::from(k1.ct_eq(k2)) {
+        if crate::ct::public_choice(k1.ct_eq(k2)) {
             return Err(Error::InvalidKey);
         }
         let k1: &[u8; 16] = k1.try_into().map_err(|_| Error::InvalidKey)?;

@@ -1,0 +1,79 @@
+//! SM2 operations on secret inputs for the constant-time check (`crate::ct`), on the
+//! portable backend (valgrind runs neither ADX nor AVX-512).
+
+use super::engine::Engine;
+use super::field::{Fe, Soft};
+use super::keys::SigningKey;
+use super::mul::{fixed_base, variable_base};
+use super::point::{Affine, Jacobian, batch_to_affine};
+use super::scalar::Scalar;
+use crate::ct::{public, secret};
+
+fn x_bytes(p: &Jacobian<Soft>) -> [u8; 32] {
+    let a = p.to_affine().unwrap_or(Affine::generator(Soft));
+    public(a.x.to_bytes())
+}
+
+pub(crate) fn fixed_base_mul(mut k: [u8; 32]) -> [u8; 32] {
+    secret(&mut k);
+    x_bytes(&fixed_base(Soft, &Scalar::from_bytes_reduced(&k)))
+}
+
+pub(crate) fn variable_base_mul(mut k: [u8; 32]) -> [u8; 32] {
+    secret(&mut k);
+    let p = Jacobian::from_affine(&Affine::generator(Soft)).double();
+    x_bytes(&variable_base(Soft, &p, &Scalar::from_bytes_reduced(&k)))
+}
+
+pub(crate) fn scalar_invert(mut k: [u8; 32]) -> [u8; 32] {
+    secret(&mut k);
+    public(Scalar::from_bytes_reduced(&k).invert().to_bytes())
+}
+
+pub(crate) fn field_invert(mut x: [u8; 32]) -> [u8; 32] {
+    x[0] &= 0x7f; // below p
+    secret(&mut x);
+    let fe = Fe::from_bytes(Soft, &x).unwrap_or(Fe::zero(Soft));
+    public(fe.invert().to_bytes())
+}
+
+/// Key from secret bytes (validity check, d G, (1 + d)^-1), then a signature with a secret
+/// nonce and one with a fresh hedged nonce.
+pub(crate) fn keygen_and_sign(mut d: [u8; 32], mut k: [u8; 32], e: [u8; 32]) -> [u8; 64] {
+    secret(&mut d);
+    secret(&mut k);
+    let Ok(key) = SigningKey::from_bytes_with(&d, Engine::Soft) else {
+        return [0; 64];
+    };
+    let k = Scalar::from_bytes_reduced(&k);
+    let Ok(sig) = key.sign_with_nonce(&e, &k) else {
+        return [0; 64];
+    };
+    let Ok(sig2) = key.sign_digest(&e) else {
+        return [0; 64];
+    };
+    let mut out = sig.to_bytes();
+    out[..32].copy_from_slice(&sig2.to_bytes()[..32]);
+    out
+}
+
+/// Several secret multiples of G to affine with one shared inversion (the presign pool's
+/// batch step).
+pub(crate) fn batch_affine(mut k: [u8; 32]) -> [u8; 32] {
+    secret(&mut k);
+    let mut points = [Jacobian::identity(Soft); 4];
+    for (i, p) in points.iter_mut().enumerate().skip(1) {
+        let mut ki = k;
+        ki[31] ^= i as u8;
+        *p = fixed_base(Soft, &Scalar::from_bytes_reduced(&ki));
+    }
+    let mut out = [Affine::generator(Soft); 4];
+    batch_to_affine(&points, &mut out);
+    let mut acc = [0u8; 32];
+    for p in &out {
+        for (a, b) in acc.iter_mut().zip(p.x.to_bytes()) {
+            *a ^= b;
+        }
+    }
+    public(acc)
+}
