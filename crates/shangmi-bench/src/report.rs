@@ -218,6 +218,33 @@ fn target_checks(figs: &[Figure]) -> Vec<String> {
         ),
         1.3,
     );
+    let b32 = Some(32);
+    for op in ["sm2-encrypt", "sm2-decrypt"] {
+        line(
+            &format!("{op} 32 B, shangmi / openssl"),
+            ratio(
+                find(figs, op, b32, "shangmi"),
+                find(figs, op, b32, "openssl"),
+            ),
+            5.0,
+        );
+    }
+    line(
+        "sm2-encrypt 1 MiB / sm3 1 MiB (shangmi)",
+        ratio(
+            find(figs, "sm2-encrypt", m1, "shangmi"),
+            find(figs, "sm3", m1, "shangmi"),
+        ),
+        0.7,
+    );
+    line(
+        "sm2-encrypt 1 MiB (shangmi) / sm4-cbc-enc 1 MiB (openssl)",
+        ratio(
+            find(figs, "sm2-encrypt", m1, "shangmi"),
+            find(figs, "sm4-cbc-enc", m1, "openssl"),
+        ),
+        1.0,
+    );
     for op in ["sm4-gcm-seal", "sm4-gcm-open", "sm4-xts", "sm4-ctr"] {
         if let (Some(me), Some(aes)) = (
             find(figs, op, k8, "shangmi"),

@@ -1,6 +1,7 @@
 //! SM2 ops (`sm2-sign`, `sm2-sign-pool`, `sm2-verify`, `sm2-verify-precomputed`, `sm2-keygen`)
 //! beside OpenSSL's SM2 and its ECDSA P-256 (`ecdsa-p256-sign`, `ecdsa-p256-verify`), over a
-//! 32-byte message. Signing and verification include hashing the message, as the published
+//! 32-byte message; `sm2-encrypt` and `sm2-decrypt` (and `sm2-encrypt-precomputed`) over
+//! messages of several sizes. Signing and verification include hashing the message, as the published
 //! comparisons count them. Signatures are randomized, so the pre-timing check of each candidate
 //! signs and verifies, writing 1 for success.
 
@@ -10,7 +11,7 @@ use openssl::nid::Nid;
 use openssl::pkey::{Id, PKey, Private};
 use openssl::pkey_ctx::PkeyCtx;
 use openssl::sign::{Signer, Verifier};
-use shangmi::sm2::{PresignPool, SigningKey};
+use shangmi::sm2::{Format, PresignPool, SigningKey};
 
 use crate::harness::{Candidate, Case, Unit};
 
@@ -60,7 +61,100 @@ fn openssl_signer(key: PKey<Private>, md: fn() -> MessageDigest) -> Candidate {
     )
 }
 
-pub fn cases(_quick: bool) -> Vec<Case> {
+fn sized(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
+    Case {
+        op,
+        size: Some(n),
+        unit: Unit::MBps,
+        work: n as f64,
+        out_len: n,
+        candidates,
+    }
+}
+
+fn openssl_encrypt(key: &PKey<Private>, msg: &[u8]) -> Vec<u8> {
+    let mut ctx = PkeyCtx::new(key).expect("ctx");
+    ctx.encrypt_init().expect("encrypt");
+    let mut out = Vec::new();
+    ctx.encrypt_to_vec(msg, &mut out).expect("encrypt");
+    out
+}
+
+fn openssl_decrypt(key: &PKey<Private>, ct: &[u8]) -> Vec<u8> {
+    let mut ctx = PkeyCtx::new(key).expect("ctx");
+    ctx.decrypt_init().expect("decrypt");
+    let mut out = Vec::new();
+    ctx.decrypt_to_vec(ct, &mut out).expect("decrypt");
+    out
+}
+
+/// Encryption and decryption at `n` bytes. Encryption is randomized: each candidate's check
+/// encrypts and decrypts, writing the plaintext, which must be the message for all of them.
+/// Decryption: every candidate opens the same OpenSSL ciphertext (DER).
+fn encryption_cases(n: usize, key: &SigningKey, ossl: &PKey<Private>, v: &mut Vec<Case>) {
+    let msg: Vec<u8> = (0..n).map(|i| (i * 7 + 3) as u8).collect();
+    let (k1, k2, m1, m2) = (key.clone(), key.clone(), msg.clone(), msg.clone());
+    let (o1, o2, m3, m4) = (ossl.clone(), ossl.clone(), msg.clone(), msg.clone());
+    v.push(sized(
+        "sm2-encrypt",
+        n,
+        vec![
+            Candidate::checked(
+                "shangmi",
+                move |out| {
+                    let ct = k1
+                        .verifying_key()
+                        .encrypt(&m1, Format::C1C3C2)
+                        .expect("encrypt");
+                    out.copy_from_slice(&k1.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
+                },
+                move |out| {
+                    let ct = k2
+                        .verifying_key()
+                        .encrypt(&m2, Format::C1C3C2)
+                        .expect("encrypt");
+                    out[0] = ct[100 % ct.len()];
+                },
+            ),
+            Candidate::checked(
+                "openssl",
+                move |out| out.copy_from_slice(&openssl_decrypt(&o1, &openssl_encrypt(&o1, &m3))),
+                move |out| out[0] = openssl_encrypt(&o2, &m4)[100],
+            ),
+        ],
+    ));
+    let pre = key.verifying_key().precompute();
+    let (k3, m5, m6) = (key.clone(), msg.clone(), msg.clone());
+    let pre2 = pre.clone();
+    v.push(sized(
+        "sm2-encrypt-precomputed",
+        n,
+        vec![Candidate::checked(
+            "shangmi",
+            move |out| {
+                let ct = pre.encrypt(&m5, Format::C1C3C2).expect("encrypt");
+                out.copy_from_slice(&k3.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
+            },
+            move |out| out[0] = pre2.encrypt(&m6, Format::C1C3C2).expect("encrypt")[100],
+        )],
+    ));
+    let ct = openssl_encrypt(ossl, &msg);
+    let (k4, o3, ct2) = (key.clone(), ossl.clone(), ct.clone());
+    v.push(sized(
+        "sm2-decrypt",
+        n,
+        vec![
+            Candidate::new("shangmi", move |out| {
+                out.copy_from_slice(&k4.decrypt(&ct, Format::Der).expect("decrypt"))
+            }),
+            Candidate::new("openssl", move |out| {
+                out.copy_from_slice(&openssl_decrypt(&o3, &ct2))
+            }),
+        ],
+    ));
+}
+
+pub fn cases(quick: bool) -> Vec<Case> {
     let key = SigningKey::random().expect("OS RNG");
     let vk = *key.verifying_key();
     let ossl = openssl_sm2_key();
@@ -111,8 +205,9 @@ pub fn cases(_quick: bool) -> Vec<Case> {
             Candidate::new("shangmi", move |out| {
                 out[0] = u8::from(vk.verify(&MSG, &sig).is_ok())
             }),
-            Candidate::new("openssl", move |out| {
-                out[0] = u8::from(openssl_verify(&ossl, MessageDigest::sm3(), &ossl_sig))
+            Candidate::new("openssl", {
+                let ossl = ossl.clone();
+                move |out| out[0] = u8::from(openssl_verify(&ossl, MessageDigest::sm3(), &ossl_sig))
             }),
         ],
     ));
@@ -129,6 +224,22 @@ pub fn cases(_quick: bool) -> Vec<Case> {
             out[0] = u8::from(openssl_verify(&p256, MessageDigest::sha256(), &p256_sig));
         })],
     ));
+    // The same key on both sides, so both decrypt the same ciphertexts.
+    let d = ossl
+        .ec_key()
+        .expect("EC key")
+        .private_key()
+        .to_vec_padded(32)
+        .expect("32 bytes");
+    let shared = SigningKey::from_bytes(&d.try_into().expect("32 bytes")).expect("valid key");
+    let sizes: &[usize] = if quick {
+        &[32, 1 << 20]
+    } else {
+        &[32, 1024, 8192, 1 << 20]
+    };
+    for &n in sizes {
+        encryption_cases(n, &shared, &ossl, &mut v);
+    }
     v.push(per_op(
         "sm2-keygen",
         vec![

@@ -19,6 +19,8 @@
 
 #[cfg(shangmi_ctgrind)]
 pub(crate) mod ct_probes;
+mod encrypt;
+mod encrypt_stream;
 mod engine;
 mod field;
 mod keys;
@@ -35,6 +37,8 @@ mod x86_select;
 #[cfg(test)]
 mod tests;
 
+pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
+pub use encrypt_stream::{Decryptor, Encryptor};
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
 pub use pool::PresignPool;
 pub use precomputed::PrecomputedVerifyingKey;
@@ -60,6 +64,13 @@ pub enum Error {
     InvalidNonce,
     /// The operating system's random number generator failed.
     Rng,
+    /// A message longer than SM2 encryption allows ((2^32 - 1) * 32 bytes).
+    MessageTooLong,
+    /// A ciphertext that is not a valid encoding in the named layout (from [`convert`]).
+    InvalidCiphertext,
+    /// Decryption failed. Deliberately one error for every cause: malformed, wrong key or
+    /// tampered with.
+    Decryption,
 }
 
 impl fmt::Display for Error {
@@ -72,6 +83,9 @@ impl fmt::Display for Error {
             Error::IdTooLong => "SM2 ID longer than 8191 bytes",
             Error::InvalidNonce => "unusable SM2 nonce",
             Error::Rng => "the system random number generator failed",
+            Error::MessageTooLong => "message too long for SM2 encryption",
+            Error::InvalidCiphertext => "malformed SM2 ciphertext",
+            Error::Decryption => "SM2 decryption failed",
         })
     }
 }

@@ -39,7 +39,7 @@ use zeroize::Zeroize;
 
 use crate::cpu::{Backend, UnsupportedBackend};
 pub use hmac_sm3::{HmacSm3, MacError, hmac};
-pub use kdf::{KdfError, KdfErrorOrBackend, kdf, kdf_into, kdf_with_backend};
+pub use kdf::{Kdf, KdfError, KdfErrorOrBackend, kdf, kdf_into, kdf_with_backend};
 pub use lanes::{LengthMismatch, hash_many, hash_many_into, hash_many_with_backend};
 pub use pbkdf2::{Pbkdf2Error, pbkdf2, pbkdf2_with_backend};
 

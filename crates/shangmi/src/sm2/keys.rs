@@ -83,48 +83,8 @@ impl VerifyingKey {
     pub fn from_sec1_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let engine = Engine::best();
         dispatch!(engine, |a| {
-            let point = match (bytes.len(), bytes.first()) {
-                (65, Some(4)) => {
-                    let x = Fe::from_bytes(
-                        a,
-                        bytes[1..33]
-                            .try_into()
-                            .map_err(|_| Error::InvalidPublicKey)?,
-                    );
-                    let y = Fe::from_bytes(
-                        a,
-                        bytes[33..65]
-                            .try_into()
-                            .map_err(|_| Error::InvalidPublicKey)?,
-                    );
-                    let (Some(x), Some(y)) = (Option::from(x), Option::from(y)) else {
-                        return Err(Error::InvalidPublicKey);
-                    };
-                    let p = Affine { x, y };
-                    if !bool::from(p.is_on_curve()) {
-                        return Err(Error::InvalidPublicKey);
-                    }
-                    p
-                }
-                (33, Some(&prefix @ (2 | 3))) => {
-                    let x = Fe::from_bytes(
-                        a,
-                        bytes[1..33]
-                            .try_into()
-                            .map_err(|_| Error::InvalidPublicKey)?,
-                    );
-                    let Some(x) = Option::from(x) else {
-                        return Err(Error::InvalidPublicKey);
-                    };
-                    let p = Affine::decompress(x, subtle::Choice::from(prefix & 1));
-                    let Some(p) = Option::from(p) else {
-                        return Err(Error::InvalidPublicKey);
-                    };
-                    p
-                }
-                _ => return Err(Error::InvalidPublicKey),
-            };
-            Ok(Self::from_affine(&point, engine))
+            let p = Affine::from_sec1_vartime(a, bytes).ok_or(Error::InvalidPublicKey)?;
+            Ok(Self::from_affine(&p, engine))
         })
     }
 

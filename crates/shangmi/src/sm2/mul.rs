@@ -90,9 +90,15 @@ pub(crate) type Comb = [[[u64; 8]; 64]; 37];
 /// |d_36| <= 16) equality would need a_36 = d_36 2^252 - n, i.e. k = 2 d_36 2^252 - n, which
 /// forces d_36 = 8 and a_36 = 2^255 - n, too large in size; opposition would need k = 0 mod n.
 pub(crate) fn fixed_base<A: Arith>(a: A, k: &Scalar) -> Jacobian<A> {
+    fixed_base_with(a, &BASE_TABLE, k)
+}
+
+/// k Q in constant time from Q's comb table, for k in [1, n-1]: as [`fixed_base`], whose
+/// argument holds for any point of order n.
+pub(crate) fn fixed_base_with<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacobian<A> {
     let mut kc = k.to_canonical();
     let mut acc = Jacobian::identity(a);
-    for (i, window) in BASE_TABLE.iter().enumerate() {
+    for (i, window) in table.iter().enumerate() {
         let (mag, neg) = booth(&kc, i, 7);
         let e = a.select64(window, mag);
         let mut p = affine_from_entry(a, &e);
@@ -148,16 +154,21 @@ pub(crate) fn build_comb<A: Arith>(q: &Affine<A>) -> Box<Comb> {
     table
 }
 
-/// k P in constant time for any point P and scalar k: signed 5-bit windows over a table of
-/// P..16P, 5 doublings and one complete addition per window.
-// Used by encryption and key exchange.
-#[allow(dead_code)]
+/// k P in constant time for a public point P and a secret scalar k: signed 5-bit windows
+/// over a table of P..16P, 5 doublings and one addition per window.
+///
+/// Only the last window can meet the doubling case: before window i >= 1 the accumulator is
+/// A P with A = 32 a, |A| < 2^252 < n/2, and the added d P has |d| <= 16, so A = +-d mod n
+/// would mean A = +-d as integers, impossible for nonzero d (32 does not divide it) and
+/// handled by selection for d = 0 or A = 0. At the last window A = k - d_0 can be d_0 + n (for
+/// k = n - 6, say), so that addition is the complete one.
 pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jacobian<A> {
     let mut kc = k.to_canonical();
+    // P is public: its multiples may be built with branches.
     let mut table = [*p; 16];
     table[1] = p.double();
     for j in 2..16 {
-        table[j] = table[j - 1].add(p);
+        table[j] = table[j - 1].add_vartime(p);
     }
     let mut acc = Jacobian::identity(a);
     for i in (0..52).rev() {
@@ -165,16 +176,16 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
             acc = acc.double();
         }
         let (mag, neg) = booth(&kc, i, 5);
-        let mut e = Jacobian {
-            x: Fe::one(a),
-            y: Fe::one(a),
-            z: Fe::zero(a),
-        };
+        let mut e = Jacobian::identity(a);
         for (j, t) in table.iter().enumerate() {
             e = Jacobian::conditional_select(&e, t, (j as u32 + 1).ct_eq(&mag));
         }
         e.y = Fe::conditional_select(&e.y, &-e.y, neg);
-        acc = acc.add(&e);
+        acc = if i == 0 {
+            acc.add(&e)
+        } else {
+            acc.add_distinct(&e)
+        };
     }
     zeroize::Zeroize::zeroize(&mut kc);
     acc

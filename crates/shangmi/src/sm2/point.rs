@@ -87,6 +87,28 @@ impl<A: Arith> Affine<A> {
             y: -self.y,
         }
     }
+
+    /// Decodes a SEC1 point, public data: `04 || x || y` (65 bytes) or `02/03 || x` (33
+    /// bytes). `None` for any other length or prefix (including `00`, infinity, and the hybrid
+    /// `06/07`), coordinates `>= p`, points off the curve and x with no square root.
+    pub(crate) fn from_sec1_vartime(a: A, bytes: &[u8]) -> Option<Self> {
+        let coordinate =
+            |b: &[u8]| -> Option<Fe<A>> { Option::from(Fe::from_bytes(a, b.try_into().ok()?)) };
+        match (bytes.len(), bytes.first()) {
+            (65, Some(4)) => {
+                let p = Affine {
+                    x: coordinate(&bytes[1..33])?,
+                    y: coordinate(&bytes[33..65])?,
+                };
+                bool::from(p.is_on_curve()).then_some(p)
+            }
+            (33, Some(&prefix @ (2 | 3))) => Option::from(Affine::decompress(
+                coordinate(&bytes[1..33])?,
+                Choice::from(prefix & 1),
+            )),
+            _ => None,
+        }
+    }
 }
 
 impl<A: Arith> ConditionallySelectable for Affine<A> {
@@ -221,6 +243,16 @@ impl<A: Arith> Jacobian<A> {
             z: z3,
         };
         (sum, h, r)
+    }
+
+    /// P + Q in constant time when the caller guarantees P != Q unless one is infinity
+    /// (P = -Q gives infinity by itself); infinity on either side is handled by selection.
+    /// A complete addition without the doubling it would otherwise have to compute.
+    #[inline]
+    pub(crate) fn add_distinct(&self, q: &Self) -> Self {
+        let (sum, _, _) = self.add_formula(q);
+        let sum = Jacobian::conditional_select(&sum, q, self.is_identity());
+        Jacobian::conditional_select(&sum, self, q.is_identity())
     }
 
     /// P + Q, complete: every input, in constant time.

@@ -8,10 +8,11 @@ use super::mul::{BASE_TABLE, Comb, build_comb, comb_vartime};
 use super::signature::{Signature, check_scalars, digest, x_matches_vartime};
 
 /// A [`VerifyingKey`] with precomputed multiples.
+#[derive(Clone)]
 pub struct PrecomputedVerifyingKey {
     key: VerifyingKey,
     z_default: [u8; 32],
-    table: Box<Comb>,
+    pub(crate) table: Box<Comb>,
 }
 
 impl core::fmt::Debug for PrecomputedVerifyingKey {

@@ -38,7 +38,7 @@ pub fn kdf(z: &[u8], out_len: usize) -> Result<Vec<u8>, KdfError> {
 
 /// Fills `out` with KDF output from the shared secret `z`.
 pub fn kdf_into(z: &[u8], out: &mut [u8]) -> Result<(), KdfError> {
-    kdf_impl(LaneImpl::best(), z, out)
+    Kdf::new(z).fill(out)
 }
 
 /// [`kdf_into`] with a forced backend (for tests and benchmarks).
@@ -47,8 +47,100 @@ pub fn kdf_with_backend(
     z: &[u8],
     out: &mut [u8],
 ) -> Result<(), KdfErrorOrBackend> {
-    let imp = LaneImpl::for_backend(backend).map_err(KdfErrorOrBackend::Backend)?;
-    kdf_impl(imp, z, out).map_err(KdfErrorOrBackend::Kdf)
+    Kdf::with_backend(backend, z)
+        .map_err(KdfErrorOrBackend::Backend)?
+        .fill(out)
+        .map_err(KdfErrorOrBackend::Kdf)
+}
+
+/// The KDF as a stream: successive [`fill`](Kdf::fill) calls continue where the last one
+/// stopped, so a large message can be masked piece by piece (SM2 encryption of a stream).
+/// Z is absorbed once; each 32 bytes of output then cost one compression, in SIMD lanes.
+pub struct Kdf {
+    imp: LaneImpl,
+    prefix: Prefix,
+    /// The counter of the next 32-byte piece (the first is 1).
+    next: u64,
+    /// The unread end of the last piece.
+    buf: [u8; DIGEST_SIZE],
+    buf_pos: usize,
+}
+
+impl Kdf {
+    /// A stream keyed by the shared secret `z`.
+    pub fn new(z: &[u8]) -> Self {
+        Self::with_imp(LaneImpl::best(), z)
+    }
+
+    /// [`Kdf::new`] with a forced backend.
+    pub fn with_backend(backend: Backend, z: &[u8]) -> Result<Self, UnsupportedBackend> {
+        Ok(Self::with_imp(LaneImpl::for_backend(backend)?, z))
+    }
+
+    fn with_imp(imp: LaneImpl, z: &[u8]) -> Self {
+        Kdf {
+            imp,
+            prefix: Prefix::new(imp.single(), z),
+            next: 1,
+            buf: [0; DIGEST_SIZE],
+            buf_pos: DIGEST_SIZE,
+        }
+    }
+
+    /// The next `out.len()` bytes of output. Fails, writing nothing, if they would run past
+    /// the last counter (2^32 - 1).
+    pub fn fill(&mut self, out: &mut [u8]) -> Result<(), KdfError> {
+        let buffered = DIGEST_SIZE - self.buf_pos;
+        let from_buf = buffered.min(out.len());
+        let fresh = (out.len() - from_buf).div_ceil(DIGEST_SIZE) as u64;
+        if self.next - 1 + fresh > u64::from(u32::MAX) {
+            return Err(KdfError);
+        }
+        let (head, rest) = out.split_at_mut(from_buf);
+        head.copy_from_slice(&self.buf[self.buf_pos..self.buf_pos + from_buf]);
+        self.buf_pos += from_buf;
+        let (whole, tail) = rest.split_at_mut(rest.len() / DIGEST_SIZE * DIGEST_SIZE);
+        let done = match self.imp {
+            LaneImpl::Serial(_) => 0,
+            #[cfg(target_arch = "x86_64")]
+            LaneImpl::X8(k, _) => lanes::<8, _>(k, &self.prefix, self.next, whole),
+            #[cfg(target_arch = "x86_64")]
+            LaneImpl::X16(k, _) => lanes::<16, _>(k, &self.prefix, self.next, whole),
+        };
+        self.next += done as u64;
+        // What the lanes left (the last few pieces, or everything without SIMD).
+        for chunk in whole[done * DIGEST_SIZE..].chunks_exact_mut(DIGEST_SIZE) {
+            self.piece(chunk.try_into().expect("32-byte chunk"));
+        }
+        if !tail.is_empty() {
+            let mut piece = [0u8; DIGEST_SIZE];
+            self.piece(&mut piece);
+            tail.copy_from_slice(&piece[..tail.len()]);
+            self.buf = piece;
+            self.buf_pos = tail.len();
+            piece.zeroize();
+        }
+        Ok(())
+    }
+
+    /// One piece through the single-stream compressor.
+    fn piece(&mut self, out: &mut [u8; DIGEST_SIZE]) {
+        let mut state = self.prefix.state;
+        let mut blocks = self.prefix.block_with(self.next as u32);
+        self.imp
+            .single()
+            .compress(&mut state, &blocks[..self.prefix.blocks]);
+        write_digest(&state, out);
+        self.next += 1;
+        blocks.zeroize();
+        state.zeroize();
+    }
+}
+
+impl Drop for Kdf {
+    fn drop(&mut self) {
+        self.buf.zeroize();
+    }
 }
 
 /// Either failure of [`kdf_with_backend`].
@@ -113,41 +205,19 @@ impl Drop for Prefix {
     }
 }
 
-fn kdf_impl(imp: LaneImpl, z: &[u8], out: &mut [u8]) -> Result<(), KdfError> {
-    if out.len() as u64 > MAX_OUT {
-        return Err(KdfError);
-    }
-    let compressor = imp.single();
-    let prefix = Prefix::new(compressor, z);
-    let done = match imp {
-        LaneImpl::Serial(_) => 0,
-        #[cfg(target_arch = "x86_64")]
-        LaneImpl::X8(k, _) => lanes::<8, _>(k, &prefix, out),
-        #[cfg(target_arch = "x86_64")]
-        LaneImpl::X16(k, _) => lanes::<16, _>(k, &prefix, out),
-    };
-    // What the lanes left (the last few counters, or everything without SIMD).
-    for (i, chunk) in out.chunks_mut(DIGEST_SIZE).enumerate().skip(done) {
-        let mut state = prefix.state;
-        let mut blocks = prefix.block_with(i as u32 + 1);
-        compressor.compress(&mut state, &blocks[..prefix.blocks]);
-        let mut digest = [0u8; DIGEST_SIZE];
-        write_digest(&state, &mut digest);
-        chunk.copy_from_slice(&digest[..chunk.len()]);
-        digest.zeroize();
-        blocks.zeroize();
-        state.zeroize();
-    }
-    Ok(())
-}
-
-/// Runs batches of `L` counters through the lane kernel; returns how many counters (32-byte
-/// pieces of `out`) it filled.
-fn lanes<const L: usize, K: LaneKernel<L>>(kernel: K, prefix: &Prefix, out: &mut [u8]) -> usize {
+/// Runs batches of `L` counters, from `first` on, through the lane kernel into `out` (whole
+/// 32-byte pieces); returns how many pieces it filled.
+fn lanes<const L: usize, K: LaneKernel<L>>(
+    kernel: K,
+    prefix: &Prefix,
+    first: u64,
+    out: &mut [u8],
+) -> usize {
+    debug_assert_eq!(out.len() % DIGEST_SIZE, 0);
     let batch = L * DIGEST_SIZE;
     // A final pass with fewer than three busy lanes is slower than the single-stream path.
     let full = out.len() / batch;
-    let partial = (out.len() % batch).div_ceil(DIGEST_SIZE);
+    let partial = (out.len() % batch) / DIGEST_SIZE;
     let passes = full + usize::from(partial >= 3);
     let mut words = [[[0u32; L]; 16]; 2];
     let template: [[u32; 16]; 2] = prefix.template.map(|b| {
@@ -165,9 +235,10 @@ fn lanes<const L: usize, K: LaneKernel<L>>(kernel: K, prefix: &Prefix, out: &mut
     // The counter's four bytes cover one word, or straddle two when Z's tail is not a whole
     // number of words; those are the only words that differ between lanes.
     let (w0, shift) = (prefix.ct_at / 4, 8 * (prefix.ct_at % 4) as u32);
+    let mut state = [[0u32; L]; 8];
     for pass in 0..passes {
         for lane in 0..L {
-            let ct = (pass * L + lane + 1) as u32;
+            let ct = (first + (pass * L + lane) as u64) as u32;
             let (b, k) = (w0 / 16, w0 % 16);
             words[b][k][lane] = template[b][k] | (ct >> shift);
             if shift != 0 {
@@ -175,21 +246,57 @@ fn lanes<const L: usize, K: LaneKernel<L>>(kernel: K, prefix: &Prefix, out: &mut
                 words[b][k][lane] = template[b][k] | (ct << (32 - shift));
             }
         }
-        let mut state: [[u32; L]; 8] = core::array::from_fn(|k| [prefix.state[k]; L]);
+        state = core::array::from_fn(|k| [prefix.state[k]; L]);
         kernel.compress_words(&mut state, &words[..prefix.blocks]);
-        for lane in 0..L {
-            let start = (pass * L + lane) * DIGEST_SIZE;
-            if start >= out.len() {
-                break;
+        // Straight into the output, big-endian; wiped once at the end, not per pass.
+        let base = pass * batch;
+        let pieces = ((out.len() - base) / DIGEST_SIZE).min(L);
+        for (lane, piece) in out[base..]
+            .chunks_exact_mut(DIGEST_SIZE)
+            .take(pieces)
+            .enumerate()
+        {
+            for (k, word) in piece.chunks_exact_mut(4).enumerate() {
+                word.copy_from_slice(&state[k][lane].to_be_bytes());
             }
-            let mut digest = [0u8; DIGEST_SIZE];
-            write_digest(&core::array::from_fn(|k| state[k][lane]), &mut digest);
-            let end = (start + DIGEST_SIZE).min(out.len());
-            out[start..end].copy_from_slice(&digest[..end - start]);
-            digest.zeroize();
         }
-        state.zeroize();
     }
+    state.zeroize();
     words.zeroize();
     (passes * L).min(out.len().div_ceil(DIGEST_SIZE))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streaming_matches_one_shot_on_every_backend() {
+        let z: Vec<u8> = (0..64u8).collect();
+        for backend in Backend::available() {
+            let mut want = vec![0u8; 5000];
+            kdf_with_backend(backend, &z, &mut want).unwrap();
+            // Splits that cut pieces, batches and lanes anywhere.
+            for step in [1usize, 5, 31, 32, 33, 100, 512, 513, 1700] {
+                let mut kdf = Kdf::with_backend(backend, &z).unwrap();
+                let mut got = vec![0u8; want.len()];
+                for chunk in got.chunks_mut(step) {
+                    kdf.fill(chunk).unwrap();
+                }
+                assert_eq!(got, want, "{backend:?} step {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn refuses_to_run_past_the_last_counter() {
+        let mut kdf = Kdf::new(b"z");
+        kdf.next = u64::from(u32::MAX);
+        let mut out = [0u8; 40];
+        assert_eq!(kdf.fill(&mut out), Err(KdfError));
+        assert_eq!(out, [0u8; 40], "nothing written on failure");
+        kdf.fill(&mut out[..32]).unwrap();
+        assert_eq!(kdf.fill(&mut out[..1]), Err(KdfError));
+        assert_eq!(kdf.fill(&mut []), Ok(()));
+    }
 }
