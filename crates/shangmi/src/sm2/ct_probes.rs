@@ -77,3 +77,28 @@ pub(crate) fn batch_affine(mut k: [u8; 32]) -> [u8; 32] {
     }
     public(acc)
 }
+
+/// Encryption to a key, then decryption with the secret key: d C1, the KDF, the C3 check.
+pub(crate) fn decrypt(mut d: [u8; 32], msg: [u8; 32]) -> [u8; 32] {
+    secret(&mut d);
+    let Ok(key) = SigningKey::from_bytes_with(&d, Engine::Soft) else {
+        return [0; 32];
+    };
+    let mut m = msg;
+    secret(&mut m);
+    let Ok(ct) = key
+        .verifying_key()
+        .encrypt(&m, super::encrypt::Format::C1C3C2)
+    else {
+        return [0; 32];
+    };
+    let mut ct = ct;
+    crate::ct::public_slice(&mut ct);
+    match key.decrypt(&ct, super::encrypt::Format::C1C3C2) {
+        Ok(mut pt) => {
+            crate::ct::public_slice(&mut pt);
+            pt.try_into().unwrap_or([0; 32])
+        }
+        Err(_) => [1; 32],
+    }
+}
