@@ -1,8 +1,8 @@
-//! SM2 public-key cryptography (GB/T 32918-2016) on the recommended curve sm2p256v1: keys and
-//! signatures.
+//! SM2 public-key cryptography (GB/T 32918-2016) on the recommended curve sm2p256v1: keys,
+//! signatures, public-key encryption and key exchange.
 //!
 //! ```
-//! use shangmi::sm2::{Signature, SigningKey};
+//! use shangmi::sm2::{Format, Signature, SigningKey};
 //!
 //! let key = SigningKey::random().unwrap();
 //! let sig = key.sign(b"message").unwrap();
@@ -10,12 +10,16 @@
 //! // DER as OpenSSL writes it, or the 64-byte r || s form.
 //! let der = sig.to_der();
 //! assert_eq!(Signature::from_der(&der).unwrap(), sig);
+//!
+//! // Encryption: the layout is always named, never guessed.
+//! let ct = key.verifying_key().encrypt(b"secret", Format::C1C3C2).unwrap();
+//! assert_eq!(key.decrypt(&ct, Format::C1C3C2).unwrap(), b"secret");
 //! ```
 //!
-//! Everything that touches the private key or a nonce is constant time: the fixed-base table is
-//! read with masks, the variable-base ladder uses complete formulas and masked selection, and
-//! there is no secret-dependent branch. Verification, which handles only public data, uses a
-//! faster variable-time double multiplication.
+//! Everything that touches a private key, a nonce or an ephemeral key is constant time: the
+//! fixed-base table is read with masks, variable-base multiplication uses masked selection,
+//! inversions are division steps, and there is no secret-dependent branch. Verification, which
+//! handles only public data, uses a faster variable-time double multiplication.
 
 #[cfg(shangmi_ctgrind)]
 pub(crate) mod ct_probes;
@@ -24,6 +28,7 @@ mod encrypt_stream;
 mod engine;
 mod field;
 mod keys;
+mod kx;
 mod mul;
 mod point;
 mod pool;
@@ -40,7 +45,11 @@ mod tests;
 pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
 pub use encrypt_stream::{Decryptor, Encryptor};
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
+pub use kx::{Agreement, EphemeralSecret, Exchange, Role, derive_for_known_answer_tests};
 pub use pool::PresignPool;
+
+/// The public-key type under the name encryption and key exchange use for it.
+pub type PublicKey = VerifyingKey;
 pub use precomputed::PrecomputedVerifyingKey;
 pub use signature::Signature;
 
@@ -71,6 +80,10 @@ pub enum Error {
     /// Decryption failed. Deliberately one error for every cause: malformed, wrong key or
     /// tampered with.
     Decryption,
+    /// A key exchange with a degenerate result (U at infinity) or a zero key length.
+    KeyExchange,
+    /// The peer's key-confirmation value does not match.
+    KeyConfirmation,
 }
 
 impl fmt::Display for Error {
@@ -86,6 +99,8 @@ impl fmt::Display for Error {
             Error::MessageTooLong => "message too long for SM2 encryption",
             Error::InvalidCiphertext => "malformed SM2 ciphertext",
             Error::Decryption => "SM2 decryption failed",
+            Error::KeyExchange => "SM2 key exchange failed",
+            Error::KeyConfirmation => "SM2 key confirmation failed",
         })
     }
 }

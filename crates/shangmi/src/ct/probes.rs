@@ -9,7 +9,8 @@ use crate::cpu::Backend;
 use crate::sm2::ct_probes as sm2;
 
 /// The probes by name, each run on two inputs so that input-dependent paths would show.
-pub const PROBES: [&str; 10] = [
+pub const PROBES: [&str; 11] = [
+    "sm2-key-exchange",
     "sm2-decrypt",
     "sm2-fixed-base",
     "sm2-batch-affine",
@@ -27,6 +28,9 @@ pub fn run(name: &str, seed: u8) -> Option<Vec<u8>> {
     let input = |salt: u8| -> [u8; 32] { crate::sm3::hash(&[seed, salt]) };
     Some(match name {
         "sm2-fixed-base" => sm2::fixed_base_mul(input(1)).to_vec(),
+        "sm2-key-exchange" => {
+            sm2::key_exchange([input(17), input(18), input(19), input(20)]).to_vec()
+        }
         "sm2-decrypt" => sm2::decrypt(input(15), input(16)).to_vec(),
         "sm2-batch-affine" => sm2::batch_affine(input(14)).to_vec(),
         "sm2-variable-base" => sm2::variable_base_mul(input(2)).to_vec(),

@@ -3,7 +3,7 @@
 
 use super::engine::Engine;
 use super::field::{Fe, Soft};
-use super::keys::SigningKey;
+use super::keys::{SigningKey, VerifyingKey};
 use super::mul::{fixed_base, variable_base};
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::scalar::Scalar;
@@ -101,4 +101,46 @@ pub(crate) fn decrypt(mut d: [u8; 32], msg: [u8; 32]) -> [u8; 32] {
         }
         Err(_) => [1; 32],
     }
+}
+
+/// Both sides of a key exchange with secret static and ephemeral keys.
+pub(crate) fn key_exchange(mut seeds: [[u8; 32]; 4]) -> [u8; 32] {
+    use super::kx::{EphemeralSecret, Exchange, Role};
+    for s in seeds.iter_mut() {
+        secret(s);
+    }
+    let (Ok(a), Ok(b)) = (
+        SigningKey::from_bytes_with(&seeds[0], Engine::Soft),
+        SigningKey::from_bytes_with(&seeds[1], Engine::Soft),
+    ) else {
+        return [0; 32];
+    };
+    let (Ok(ea), Ok(eb)) = (
+        EphemeralSecret::from_bytes_with(&seeds[2], Engine::Soft),
+        EphemeralSecret::from_bytes_with(&seeds[3], Engine::Soft),
+    ) else {
+        return [0; 32];
+    };
+    let (ra, rb) = (*ea.public_key(), *eb.public_key());
+    fn ex<'a>(role: Role, peer: &'a SigningKey, r: &'a VerifyingKey) -> Exchange<'a> {
+        Exchange {
+            role,
+            own_id: b"a",
+            peer: peer.verifying_key(),
+            peer_id: b"a",
+            peer_ephemeral: r,
+            key_len: 32,
+        }
+    }
+    let (Ok(ka), Ok(kb)) = (
+        a.key_exchange(ea, &ex(Role::Initiator, &b, &rb)),
+        b.key_exchange(eb, &ex(Role::Responder, &a, &ra)),
+    ) else {
+        return [0; 32];
+    };
+    let ok = ka.verify_confirmation(&kb.confirmation()).is_ok();
+    let mut out: [u8; 32] = ka.key().try_into().unwrap_or([0; 32]);
+    crate::ct::public_slice(&mut out);
+    out[0] ^= u8::from(ok);
+    out
 }
