@@ -27,9 +27,11 @@ mod encrypt;
 mod encrypt_stream;
 mod engine;
 mod field;
+mod keyfile;
 mod keys;
 mod kx;
 mod mul;
+mod pbes2;
 mod point;
 mod pool;
 mod precomputed;
@@ -44,8 +46,10 @@ mod tests;
 
 pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
 pub use encrypt_stream::{Decryptor, Encryptor};
+pub use keyfile::KeyFileError;
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
 pub use kx::{Agreement, EphemeralSecret, Exchange, Role, derive_for_known_answer_tests};
+pub use pbes2::{DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf};
 pub use pool::PresignPool;
 
 /// The public-key type under the name encryption and key exchange use for it.

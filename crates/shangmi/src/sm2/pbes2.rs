@@ -1,0 +1,315 @@
+//! Password-encrypted PKCS#8 (`EncryptedPrivateKeyInfo` with PBES2, RFC 8018).
+//!
+//! Written: PBKDF2 with HMAC-SM3 (or, for readers such as OpenSSL 3.0 that lack it,
+//! HMAC-SHA256) and SM4-CBC. Read: PBKDF2 with HMAC-SM3 or HMAC-SHA256, and SM4-CBC or
+//! AES-128/192/256-CBC (OpenSSL's default is AES-256-CBC with HMAC-SHA256). The iteration count
+//! of a file being read is capped, so a hostile file cannot make the reader spin; a wrong
+//! password and corrupted ciphertext give the same error (CBC cannot tell them apart).
+
+use aes::cipher::block_padding::Pkcs7;
+use aes::cipher::{BlockModeDecrypt, KeyIvInit};
+use der::asn1::{AnyRef, ObjectIdentifier, OctetStringRef};
+use der::{Decode, Encode, Sequence};
+use spki::AlgorithmIdentifierRef;
+use zeroize::Zeroizing;
+
+use super::keyfile::{
+    KeyFileError, LABEL_ENCRYPTED, malformed, null_or_absent, octets, pem_encode,
+};
+use super::keys::SigningKey;
+
+const PBES2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.13");
+const PBKDF2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.12");
+const HMAC_SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401.2");
+const HMAC_SHA256: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.9");
+const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
+const AES128_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.2");
+const AES192_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.22");
+const AES256_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.42");
+
+/// The iteration count written by default.
+pub const DEFAULT_PBKDF2_ITERATIONS: u32 = 100_000;
+/// The most iterations a file being read may ask for, unless the caller allows more.
+pub const MAX_PBKDF2_ITERATIONS: u64 = 10_000_000;
+
+/// The PBKDF2 pseudorandom function for writing an encrypted key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Prf {
+    /// HMAC-SM3 (OID 1.2.156.10197.1.401.2): the national-standard choice.
+    #[default]
+    HmacSm3,
+    /// HMAC-SHA256: for readers without HMAC-SM3, such as OpenSSL 3.0.
+    HmacSha256,
+}
+
+/// How an encrypted key is written: SM4-CBC under a PBKDF2-derived key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncryptionParams {
+    /// The PBKDF2 pseudorandom function.
+    pub prf: Prf,
+    /// PBKDF2 iterations (at least 1).
+    pub iterations: u32,
+}
+
+impl Default for EncryptionParams {
+    fn default() -> Self {
+        EncryptionParams {
+            prf: Prf::HmacSm3,
+            iterations: DEFAULT_PBKDF2_ITERATIONS,
+        }
+    }
+}
+
+#[derive(Sequence)]
+struct EncryptedPrivateKeyInfo<'a> {
+    encryption_algorithm: AlgorithmIdentifierRef<'a>,
+    encrypted_data: &'a OctetStringRef,
+}
+
+#[derive(Sequence)]
+struct Pbes2Params<'a> {
+    key_derivation_func: AlgorithmIdentifierRef<'a>,
+    encryption_scheme: AlgorithmIdentifierRef<'a>,
+}
+
+#[derive(Sequence)]
+struct Pbkdf2Params<'a> {
+    salt: &'a OctetStringRef,
+    iteration_count: u64,
+    key_length: Option<u64>,
+    prf: Option<AlgorithmIdentifierRef<'a>>,
+}
+
+fn derive_key(
+    prf: Prf,
+    password: &[u8],
+    salt: &[u8],
+    iterations: u32,
+    key: &mut [u8],
+) -> Result<(), KeyFileError> {
+    match prf {
+        Prf::HmacSm3 => crate::sm3::pbkdf2(password, salt, iterations, key)
+            .map_err(|_| KeyFileError::Malformed("PBKDF2 parameters")),
+        Prf::HmacSha256 => {
+            pbkdf2::pbkdf2_hmac::<sha2::Sha256>(password, salt, iterations, key);
+            Ok(())
+        }
+    }
+}
+
+fn cbc_decrypt<C>(key: &[u8], iv: &[u8], data: &[u8]) -> Option<Zeroizing<Vec<u8>>>
+where
+    C: aes::cipher::BlockCipherDecrypt + aes::cipher::KeyInit,
+{
+    let mut buf = Zeroizing::new(data.to_vec());
+    let dec = cbc::Decryptor::<C>::new_from_slices(key, iv).ok()?;
+    let n = dec.decrypt_padded::<Pkcs7>(&mut buf).ok()?.len();
+    buf.truncate(n);
+    Some(buf)
+}
+
+impl SigningKey {
+    /// Reads an encrypted PKCS#8 key (`EncryptedPrivateKeyInfo` DER), allowing at most
+    /// [`MAX_PBKDF2_ITERATIONS`].
+    pub fn from_pkcs8_encrypted_der(der: &[u8], password: &[u8]) -> Result<Self, KeyFileError> {
+        Self::from_pkcs8_encrypted_der_with_limit(der, password, MAX_PBKDF2_ITERATIONS)
+    }
+
+    /// Reads an encrypted PKCS#8 key, allowing at most `max_iterations` PBKDF2 iterations.
+    pub fn from_pkcs8_encrypted_der_with_limit(
+        der: &[u8],
+        password: &[u8],
+        max_iterations: u64,
+    ) -> Result<Self, KeyFileError> {
+        let info =
+            EncryptedPrivateKeyInfo::from_der(der).map_err(malformed("EncryptedPrivateKeyInfo"))?;
+        let alg = info.encryption_algorithm;
+        if alg.oid != PBES2 {
+            return Err(KeyFileError::Unsupported(format!(
+                "encryption scheme {} (only PBES2 is read)",
+                alg.oid
+            )));
+        }
+        let params: Pbes2Params<'_> = alg
+            .parameters
+            .ok_or(KeyFileError::Malformed("PBES2 without parameters"))?
+            .decode_as()
+            .map_err(malformed("PBES2 parameters"))?;
+        let kdf = params.key_derivation_func;
+        if kdf.oid != PBKDF2 {
+            return Err(KeyFileError::Unsupported(format!(
+                "key derivation {} (only PBKDF2 is read)",
+                kdf.oid
+            )));
+        }
+        let kdf_params: Pbkdf2Params<'_> = kdf
+            .parameters
+            .ok_or(KeyFileError::Malformed("PBKDF2 without parameters"))?
+            .decode_as()
+            .map_err(malformed("PBKDF2 parameters"))?;
+        let prf = match kdf_params.prf {
+            None => {
+                return Err(KeyFileError::Unsupported(
+                    "PBKDF2 with HMAC-SHA1 (the default PRF)".into(),
+                ));
+            }
+            Some(p) if p.oid == HMAC_SM3 && null_or_absent(p.parameters) => Prf::HmacSm3,
+            Some(p) if p.oid == HMAC_SHA256 && null_or_absent(p.parameters) => Prf::HmacSha256,
+            Some(p) => {
+                return Err(KeyFileError::Unsupported(format!("PBKDF2 PRF {}", p.oid)));
+            }
+        };
+        let iterations = kdf_params.iteration_count;
+        if iterations == 0 {
+            return Err(KeyFileError::Malformed("PBKDF2 iteration count of 0"));
+        }
+        if iterations > max_iterations || iterations > u64::from(u32::MAX) {
+            return Err(KeyFileError::TooManyIterations(iterations));
+        }
+        let scheme = params.encryption_scheme;
+        let key_len = match scheme.oid {
+            o if o == SM4_CBC || o == AES128_CBC => 16,
+            o if o == AES192_CBC => 24,
+            o if o == AES256_CBC => 32,
+            o => return Err(KeyFileError::Unsupported(format!("cipher {o}"))),
+        };
+        if kdf_params.key_length.is_some_and(|l| l != key_len as u64) {
+            return Err(KeyFileError::Malformed(
+                "PBKDF2 key length does not fit the cipher",
+            ));
+        }
+        let iv = octets(
+            scheme
+                .parameters
+                .ok_or(KeyFileError::Malformed("cipher without IV"))?,
+            "cipher IV",
+        )?;
+        if iv.len() != 16 {
+            return Err(KeyFileError::Malformed("IV is not 16 bytes"));
+        }
+        let data = info.encrypted_data.as_bytes();
+        if data.is_empty() || data.len() % 16 != 0 {
+            return Err(KeyFileError::Malformed(
+                "encrypted data is not whole blocks",
+            ));
+        }
+        let mut key = Zeroizing::new(vec![0u8; key_len]);
+        derive_key(
+            prf,
+            password,
+            kdf_params.salt.as_bytes(),
+            iterations as u32,
+            &mut key,
+        )?;
+        let plain = if scheme.oid == SM4_CBC {
+            let cipher = crate::sm4::Sm4::new(key[..].try_into().expect("16 bytes"));
+            crate::sm4::modes::cbc::decrypt_padded(&cipher, iv.try_into().expect("16 bytes"), data)
+                .ok()
+                .map(Zeroizing::new)
+        } else {
+            match key_len {
+                16 => cbc_decrypt::<aes::Aes128>(&key, iv, data),
+                24 => cbc_decrypt::<aes::Aes192>(&key, iv, data),
+                _ => cbc_decrypt::<aes::Aes256>(&key, iv, data),
+            }
+        };
+        // Bad padding and an unreadable result both mean the key or the data was wrong.
+        let plain = plain.ok_or(KeyFileError::WrongPassword)?;
+        match Self::from_pkcs8_der(&plain) {
+            Ok(k) => Ok(k),
+            Err(KeyFileError::Malformed(_)) => Err(KeyFileError::WrongPassword),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads encrypted PKCS#8 PEM (`ENCRYPTED PRIVATE KEY`).
+    pub fn from_pkcs8_encrypted_pem(pem: &str, password: &[u8]) -> Result<Self, KeyFileError> {
+        let (label, der) = super::keyfile::pem_decode(pem)?;
+        if label != LABEL_ENCRYPTED {
+            return Err(KeyFileError::UnexpectedLabel(label));
+        }
+        Self::from_pkcs8_encrypted_der(&der, password)
+    }
+
+    /// Encrypted PKCS#8 DER: PBES2 with PBKDF2 (HMAC-SM3 by default) and SM4-CBC, a fresh
+    /// 16-byte salt and IV.
+    pub fn to_pkcs8_encrypted_der(
+        &self,
+        password: &[u8],
+        params: EncryptionParams,
+    ) -> Result<Vec<u8>, KeyFileError> {
+        if params.iterations == 0 {
+            return Err(KeyFileError::Malformed("PBKDF2 iteration count of 0"));
+        }
+        let mut salt_iv = [0u8; 32];
+        getrandom::fill(&mut salt_iv).map_err(|_| KeyFileError::Rng)?;
+        let (salt, iv) = salt_iv.split_at(16);
+        let mut key = Zeroizing::new([0u8; 16]);
+        derive_key(params.prf, password, salt, params.iterations, &mut key[..])?;
+        let plain = self.to_pkcs8_der()?;
+        let cipher = crate::sm4::Sm4::new(&key);
+        let data = crate::sm4::modes::cbc::encrypt_padded(
+            &cipher,
+            iv.try_into().expect("16 bytes"),
+            &plain,
+        );
+        let enc = |e: der::Error| -> KeyFileError {
+            let _ = e;
+            KeyFileError::Malformed("encoding the encrypted key")
+        };
+        let null = AnyRef::NULL;
+        let prf_oid = match params.prf {
+            Prf::HmacSm3 => HMAC_SM3,
+            Prf::HmacSha256 => HMAC_SHA256,
+        };
+        let kdf_params = Pbkdf2Params {
+            salt: OctetStringRef::new(salt).map_err(enc)?,
+            iteration_count: u64::from(params.iterations),
+            key_length: None,
+            prf: Some(AlgorithmIdentifierRef {
+                oid: prf_oid,
+                parameters: Some(null),
+            }),
+        }
+        .to_der()
+        .map_err(enc)?;
+        let iv_der = OctetStringRef::new(iv)
+            .map_err(enc)?
+            .to_der()
+            .map_err(enc)?;
+        let pbes2 = Pbes2Params {
+            key_derivation_func: AlgorithmIdentifierRef {
+                oid: PBKDF2,
+                parameters: Some(AnyRef::from_der(&kdf_params).map_err(enc)?),
+            },
+            encryption_scheme: AlgorithmIdentifierRef {
+                oid: SM4_CBC,
+                parameters: Some(AnyRef::from_der(&iv_der).map_err(enc)?),
+            },
+        }
+        .to_der()
+        .map_err(enc)?;
+        EncryptedPrivateKeyInfo {
+            encryption_algorithm: AlgorithmIdentifierRef {
+                oid: PBES2,
+                parameters: Some(AnyRef::from_der(&pbes2).map_err(enc)?),
+            },
+            encrypted_data: OctetStringRef::new(&data).map_err(enc)?,
+        }
+        .to_der()
+        .map_err(enc)
+    }
+
+    /// Encrypted PKCS#8 PEM (`-----BEGIN ENCRYPTED PRIVATE KEY-----`).
+    pub fn to_pkcs8_encrypted_pem(
+        &self,
+        password: &[u8],
+        params: EncryptionParams,
+    ) -> Result<String, KeyFileError> {
+        Ok(pem_encode(
+            LABEL_ENCRYPTED,
+            &self.to_pkcs8_encrypted_der(password, params)?,
+        )
+        .to_string())
+    }
+}
