@@ -19,7 +19,7 @@ use super::engine::dispatch;
 use super::field::Arith;
 use super::keys::{SigningKey, VerifyingKey};
 use super::mul::{Comb, fixed_base, fixed_base_with, variable_base};
-use super::point::{Affine, Jacobian};
+use super::point::{Affine, Jacobian, batch_to_affine};
 use super::precomputed::PrecomputedVerifyingKey;
 use super::scalar::Scalar;
 use crate::sm3::{Kdf, Sm3};
@@ -94,12 +94,24 @@ pub(crate) fn encapsulate(key: &VerifyingKey, table: Option<&Comb>) -> Result<En
 /// k G and k P, the recipient's table read in constant time when there is one.
 fn encapsulate_with(key: &VerifyingKey, table: Option<&Comb>, k: &Scalar) -> Encapsulated {
     let (c1, shared) = dispatch!(key.engine, |a| {
-        let c1 = crate::ct::public(affine_bytes(&fixed_base(a, k)));
+        let c1 = fixed_base(a, k);
         let s = match table {
             Some(t) => fixed_base_with(a, t, k),
             None => variable_base(a, &Jacobian::from_affine(&key.affine(a)), k),
         };
-        (c1, Zeroizing::new(affine_bytes(&s)))
+        // Both to affine with one inversion.
+        let mut aff = [Affine::generator(a); 2];
+        batch_to_affine(&[c1, s], &mut aff);
+        let bytes = |p: &Affine<_>| {
+            let mut out = [0u8; 64];
+            out[..32].copy_from_slice(&p.x.to_bytes());
+            out[32..].copy_from_slice(&p.y.to_bytes());
+            out
+        };
+        (
+            crate::ct::public(bytes(&aff[0])),
+            Zeroizing::new(bytes(&aff[1])),
+        )
     });
     Encapsulated { c1, shared }
 }
@@ -147,14 +159,17 @@ impl Masker {
         encrypting: bool,
     ) -> Result<(), Error> {
         debug_assert_eq!(src.len(), dst.len());
-        let mut ks = Zeroizing::new([0u8; 4096]);
-        for (s, d) in src.chunks(4096).zip(dst.chunks_mut(4096)) {
-            let ks = &mut ks[..s.len()];
-            self.kdf.fill(ks).map_err(|_| Error::MessageTooLong)?;
-            for ((d, s), k) in d.iter_mut().zip(s).zip(ks.iter()) {
-                *d = s ^ k;
-                self.any |= k;
+        // The keystream goes straight into `dst` and is XORed there, a piece small enough
+        // for the first-level cache at a time.
+        const PIECE: usize = 8192;
+        for (s, d) in src.chunks(PIECE).zip(dst.chunks_mut(PIECE)) {
+            self.kdf.fill(d).map_err(|_| Error::MessageTooLong)?;
+            let mut any = 0u8;
+            for (d, s) in d.iter_mut().zip(s) {
+                any |= *d;
+                *d ^= s;
             }
+            self.any |= any;
             self.c3.update(if encrypting { s } else { d });
         }
         Ok(())
