@@ -1,10 +1,20 @@
 //! `shangmi`: China's commercial cryptography on files and streams.
 //!
-//! Exit codes: 0 success; 1 a verification failed (a checksum mismatch); 2 usage, input or I/O
-//! error. Errors are one line on stderr naming the file and the cause.
+//! Exit codes: 0 success; 1 a verification or authentication failed (a checksum mismatch, a bad
+//! signature, a tampered ciphertext); 2 usage, input or I/O error. Errors are one line on
+//! stderr naming the file and the cause. Output files appear only when complete.
 
 mod fail;
+mod files;
+mod keyio;
+mod mac_cmd;
+mod password;
+mod progress;
+mod seal_cmd;
+mod sm2_cmd;
 mod sm3_cmd;
+mod sm4_cmd;
+mod speed;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -13,7 +23,15 @@ use std::process::ExitCode;
 #[command(
     name = "shangmi",
     version,
-    about = "SM2, SM3 and SM4: fast, constant-time, interoperable"
+    about = "SM2, SM3 and SM4: fast, constant-time, interoperable",
+    after_help = "\
+Examples:
+  shangmi sm3 file.iso
+  shangmi sm2 keygen -o key.pem --pubout pub.pem
+  shangmi seal --recipient pub.pem -i report.pdf -o report.pdf.sm
+  shangmi open --key key.pem -i report.pdf.sm -o report.pdf
+
+Exit status: 0 success, 1 verification or authentication failed, 2 usage, input or I/O error."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -22,7 +40,22 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// SM3 checksums (the format of sha256sum).
     Sm3(sm3_cmd::Args),
+    /// HMAC-SM3 of files.
+    Hmac(mac_cmd::HmacArgs),
+    /// The SM3 key-derivation function.
+    Kdf(mac_cmd::KdfArgs),
+    /// SM4 in a mode of operation, compatible with `openssl enc`.
+    Sm4(sm4_cmd::Args),
+    /// SM2 keys, signatures and public-key encryption.
+    Sm2(sm2_cmd::Args),
+    /// Encrypt and authenticate a file for SM2 recipients or under a password.
+    Seal(seal_cmd::SealArgs),
+    /// Decrypt a sealed file.
+    Open(seal_cmd::OpenArgs),
+    /// Measure shangmi's speed on this machine.
+    Speed(speed::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,8 +68,22 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let outcome = match cli.command {
-        Command::Sm3(args) => sm3_cmd::run(args),
+    files::install_interrupt_cleanup();
+    let result = match cli.command {
+        Command::Sm3(args) => Ok(sm3_cmd::run(args)),
+        Command::Hmac(args) => mac_cmd::hmac(args),
+        Command::Kdf(args) => mac_cmd::kdf(args),
+        Command::Sm4(args) => sm4_cmd::run(args),
+        Command::Sm2(args) => sm2_cmd::run(args),
+        Command::Seal(args) => seal_cmd::seal(args),
+        Command::Open(args) => seal_cmd::open(args),
+        Command::Speed(args) => speed::run(args),
     };
-    ExitCode::from(outcome.code())
+    match result {
+        Ok(outcome) => ExitCode::from(outcome.code()),
+        Err(f) => {
+            eprintln!("shangmi: {}", f.message);
+            ExitCode::from(f.outcome.code())
+        }
+    }
 }

@@ -312,7 +312,7 @@ pub fn to_hex(bytes: &[u8]) -> String {
 
 /// coreutils' escaping: a name holding a backslash, newline or carriage return is printed with
 /// those escaped, and the whole line is marked by a leading backslash. Not with --zero.
-fn escape(name: &[u8], zero: bool) -> (bool, Vec<u8>) {
+pub fn escape(name: &[u8], zero: bool) -> (bool, Vec<u8>) {
     if zero || !name.iter().any(|b| matches!(b, b'\\' | b'\n' | b'\r')) {
         return (false, name.to_vec());
     }

@@ -40,6 +40,7 @@ pub mod cpu;
 pub mod ct;
 #[cfg(not(shangmi_ctgrind))]
 pub(crate) mod ct;
+pub mod seal;
 pub mod sink;
 pub mod sm2;
 pub mod sm3;

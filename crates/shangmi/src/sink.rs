@@ -89,6 +89,11 @@ impl AtomicFile {
         &self.target
     }
 
+    /// The temporary file being written (for callers that must clean up after a signal).
+    pub fn temp_path(&self) -> &Path {
+        &self.temp
+    }
+
     fn file(&mut self) -> io::Result<&mut File> {
         self.file
             .as_mut()

@@ -49,7 +49,9 @@ pub use encrypt_stream::{Decryptor, Encryptor};
 pub use keyfile::KeyFileError;
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
 pub use kx::{Agreement, EphemeralSecret, Exchange, Role, derive_for_known_answer_tests};
-pub use pbes2::{DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf};
+pub use pbes2::{
+    DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf, is_encrypted_pkcs8_der,
+};
 pub use pool::PresignPool;
 
 /// The public-key type under the name encryption and key exchange use for it.

@@ -108,6 +108,12 @@ where
     Some(buf)
 }
 
+/// Whether `der` is structurally an `EncryptedPrivateKeyInfo` (without decrypting it): lets a
+/// reader of DER files know to ask for a password.
+pub fn is_encrypted_pkcs8_der(der: &[u8]) -> bool {
+    EncryptedPrivateKeyInfo::from_der(der).is_ok()
+}
+
 impl SigningKey {
     /// Reads an encrypted PKCS#8 key (`EncryptedPrivateKeyInfo` DER), allowing at most
     /// [`MAX_PBKDF2_ITERATIONS`].

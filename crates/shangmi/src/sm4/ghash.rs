@@ -45,14 +45,20 @@ enum Engine {
     Vpclmul(crate::cpu::Avx512, x86_vpclmul::Key),
 }
 
-/// A running GHASH.
+/// A GHASH key: H and its precomputed powers, held once per key object.
 #[derive(Clone)]
-pub(crate) struct GHash {
+pub(crate) struct GHashKey {
     engine: Engine,
+}
+
+/// A running GHASH, borrowing its key (starting one copies nothing but the accumulator).
+#[derive(Clone)]
+pub(crate) struct GHash<'a> {
+    key: &'a GHashKey,
     acc: u128,
 }
 
-impl GHash {
+impl GHashKey {
     /// GHASH keyed with `h` on the given backend tier (falls back to portable if unavailable).
     pub(crate) fn new(h: &Block, backend: Backend) -> Self {
         let h = u128::from_be_bytes(*h);
@@ -69,15 +75,22 @@ impl GHash {
             },
             _ => Engine::Soft(hkey(h)),
         };
-        GHash { engine, acc: 0 }
+        GHashKey { engine }
     }
 
+    /// A hash starting from zero.
+    pub(crate) fn start(&self) -> GHash<'_> {
+        GHash { key: self, acc: 0 }
+    }
+}
+
+impl GHash<'_> {
     /// Absorbs whole blocks.
     pub(crate) fn update_blocks(&mut self, blocks: &[Block]) {
         if blocks.is_empty() {
             return;
         }
-        match &self.engine {
+        match &self.key.engine {
             Engine::Soft(k) => {
                 for b in blocks {
                     self.acc = soft::mul(self.acc ^ u128::from_be_bytes(*b), *k);
@@ -108,9 +121,14 @@ impl GHash {
     }
 }
 
-impl Drop for GHash {
+impl Drop for GHash<'_> {
     fn drop(&mut self) {
         self.acc.zeroize();
+    }
+}
+
+impl Drop for GHashKey {
+    fn drop(&mut self) {
         if let Engine::Soft(k) = &mut self.engine {
             k.zeroize();
         }

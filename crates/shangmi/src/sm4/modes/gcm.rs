@@ -8,7 +8,7 @@
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
-use super::super::ghash::GHash;
+use super::super::ghash::{GHash, GHashKey};
 use super::super::{Block, Sm4};
 use super::ctr::{Counter32, Increment, apply};
 use super::{Error, xor_in_place};
@@ -22,7 +22,7 @@ pub const MAX_AAD: u64 = (1 << 61) - 1;
 #[derive(Clone)]
 pub struct Sm4Gcm {
     cipher: Sm4,
-    ghash: GHash,
+    ghash: GHashKey,
     tag_len: usize,
 }
 
@@ -69,7 +69,7 @@ impl Sm4Gcm {
     fn from_cipher(cipher: Sm4, tag_len: usize) -> Self {
         let mut h = [0u8; 16];
         cipher.encrypt_block(&mut h);
-        let ghash = GHash::new(&h, cipher.backend());
+        let ghash = GHashKey::new(&h, cipher.backend());
         h.zeroize();
         Sm4Gcm {
             cipher,
@@ -153,7 +153,7 @@ impl Sm4Gcm {
             j0[..12].copy_from_slice(nonce);
             j0[15] = 1;
         } else {
-            let mut g = self.ghash.clone();
+            let mut g = self.ghash.start();
             g.update_padded(nonce);
             let mut lens = [0u8; 16];
             lens[8..].copy_from_slice(&(nonce.len() as u64).wrapping_mul(8).to_be_bytes());
@@ -165,7 +165,7 @@ impl Sm4Gcm {
         let mut counter = j0;
         Counter32.next(&mut counter);
         j0.zeroize();
-        let mut ghash = self.ghash.clone();
+        let mut ghash = self.ghash.start();
         ghash.update_padded(aad);
         Ok(GcmStream {
             gcm: self,
@@ -189,7 +189,7 @@ impl Sm4Gcm {
 /// authenticated, as its name says.
 pub struct GcmStream<'a> {
     gcm: &'a Sm4Gcm,
-    ghash: GHash,
+    ghash: GHash<'a>,
     counter: Block,
     ek_j0: Block,
     aad_len: u64,

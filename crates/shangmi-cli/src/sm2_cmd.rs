@@ -1,0 +1,432 @@
+//! `shangmi sm2`: keys, signatures and public-key encryption, with files OpenSSL reads and
+//! writes (PEM keys as `openssl genpkey -algorithm SM2` writes them, DER signatures, the DER
+//! ciphertext of `openssl pkeyutl -encrypt`).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Subcommand, ValueEnum};
+use shangmi::sm2::{
+    self, DEFAULT_ID, Decryptor, EncryptionParams, Encryptor, Format, PointEncoding, Prf,
+    Signature, SigningKey,
+};
+use shangmi::sm3::Sm3;
+use zeroize::Zeroizing;
+
+use crate::fail::{Outcome, Result, error, io_error, rejected};
+use crate::files::{Input, Output, OutputSink, open_input};
+use crate::keyio;
+use crate::progress::Progress;
+
+const EXAMPLES: &str = "\
+Examples:
+  shangmi sm2 keygen -o key.pem --pubout pub.pem
+  shangmi sm2 sign --key key.pem -i report.pdf -o report.sig
+  shangmi sm2 verify --pub pub.pem --sig report.sig -i report.pdf     (\"Verified OK\")
+  shangmi sm2 encrypt --pub pub.pem -i secret.txt -o secret.sm2
+  shangmi sm2 decrypt --key key.pem -i secret.sm2 -o secret.txt
+
+Keys are PEM as OpenSSL writes them (DER is read too). Signatures are DER unless --raw
+(r || s, 64 bytes), over SM3(Z || message) with the ID 1234567812345678 unless --id.
+Exit status: 0 success, 1 verification or decryption failed, 2 usage or I/O error.";
+
+/// Largest input for the DER ciphertext layout, which states C2's length before C2.
+const WHOLE_LIMIT: u64 = 1 << 30;
+
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CipherFormat {
+    /// DER SEQUENCE { x, y, C3, C2 }, as OpenSSL and GM/T 0009 write it.
+    Asn1,
+    /// C1 || C3 || C2 (GB/T 32918.4-2016).
+    C1c3c2,
+    /// C1 || C2 || C3 (the 2010 order).
+    C1c2c3,
+}
+
+impl CipherFormat {
+    fn format(self) -> Format {
+        match self {
+            CipherFormat::Asn1 => Format::Der,
+            CipherFormat::C1c3c2 => Format::C1C3C2,
+            CipherFormat::C1c2c3 => Format::C1C2C3,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrfChoice {
+    /// HMAC-SM3 (the national standard; OpenSSL 3.0 cannot read it).
+    Sm3,
+    /// HMAC-SHA256 (readable by OpenSSL 3.0).
+    Sha256,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Make a key pair: the private key as PKCS#8 PEM (encrypted with --password-file).
+    #[command(after_help = "Example:\n  shangmi sm2 keygen -o key.pem --pubout pub.pem")]
+    Keygen {
+        /// Private key output (default stdout); created readable by its owner only.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Also write the public key here.
+        #[arg(long, value_name = "PUB.pem")]
+        pubout: Option<PathBuf>,
+        /// Encrypt the private key with the password on this file's first line (PBES2:
+        /// PBKDF2 and SM4-CBC).
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+        /// The PBKDF2 function for an encrypted key.
+        #[arg(long, value_enum, default_value = "sm3", requires = "password_file")]
+        prf: PrfChoice,
+        /// PBKDF2 iterations for an encrypted key.
+        #[arg(long, default_value_t = sm2::DEFAULT_PBKDF2_ITERATIONS, requires = "password_file")]
+        iterations: u32,
+    },
+    /// Write the public key of a private key.
+    #[command(after_help = "Example:\n  shangmi sm2 pubkey -i key.pem -o pub.pem")]
+    Pubkey {
+        /// The private key.
+        #[arg(short, long, value_name = "KEY.pem")]
+        input: PathBuf,
+        /// Output (default stdout).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Password file for an encrypted key (otherwise asked on the terminal).
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+    },
+    /// Sign a file (stdin by default).
+    #[command(after_help = "Example:\n  shangmi sm2 sign --key key.pem -i file -o file.sig")]
+    Sign {
+        #[arg(long, value_name = "KEY.pem")]
+        key: PathBuf,
+        /// The signer's ID (default 1234567812345678).
+        #[arg(long)]
+        id: Option<String>,
+        /// Write r || s (64 bytes) instead of DER.
+        #[arg(long)]
+        raw: bool,
+        #[arg(short, long, value_name = "FILE")]
+        input: Option<PathBuf>,
+        #[arg(short, long, value_name = "SIG")]
+        output: Option<PathBuf>,
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+    },
+    /// Verify a signature: prints "Verified OK" (exit 0) or "Verification failure" (exit 1).
+    #[command(after_help = "Example:\n  shangmi sm2 verify --pub pub.pem --sig file.sig -i file")]
+    Verify {
+        #[arg(long = "pub", value_name = "PUB.pem")]
+        public: PathBuf,
+        #[arg(long)]
+        id: Option<String>,
+        /// The signature is r || s (64 bytes), not DER.
+        #[arg(long)]
+        raw: bool,
+        #[arg(long, value_name = "SIG")]
+        sig: PathBuf,
+        #[arg(short, long, value_name = "FILE")]
+        input: Option<PathBuf>,
+    },
+    /// Encrypt to a public key.
+    #[command(
+        after_help = "Example:\n  shangmi sm2 encrypt --pub pub.pem -i secret.txt -o secret.sm2\n\nasn1 holds the whole message in memory (its header states the length); c1c3c2 and\nc1c2c3 stream."
+    )]
+    Encrypt {
+        #[arg(long = "pub", value_name = "PUB.pem")]
+        public: PathBuf,
+        #[arg(long, value_enum, default_value = "asn1")]
+        format: CipherFormat,
+        #[arg(short, long, value_name = "IN")]
+        input: Option<PathBuf>,
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Decrypt with a private key; writes nothing unless C3 verifies.
+    #[command(
+        after_help = "Example:\n  shangmi sm2 decrypt --key key.pem -i secret.sm2 -o secret.txt"
+    )]
+    Decrypt {
+        #[arg(long, value_name = "KEY.pem")]
+        key: PathBuf,
+        #[arg(long, value_enum, default_value = "asn1")]
+        format: CipherFormat,
+        #[arg(short, long, value_name = "IN")]
+        input: Option<PathBuf>,
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+    },
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    match args.cmd {
+        Cmd::Keygen {
+            output,
+            pubout,
+            password_file,
+            prf,
+            iterations,
+        } => keygen(output, pubout, password_file, prf, iterations),
+        Cmd::Pubkey {
+            input,
+            output,
+            password_file,
+        } => {
+            let key = keyio::private_key(&input, password_file.as_deref())?;
+            write_text(output.as_deref(), &public_pem(&key)?)
+        }
+        Cmd::Sign {
+            key,
+            id,
+            raw,
+            input,
+            output,
+            password_file,
+        } => {
+            let key = keyio::private_key(&key, password_file.as_deref())?;
+            let id = id_bytes(id.as_deref())?;
+            let z = key.verifying_key().z(&id).map_err(|e| error("--id", e))?;
+            let e = digest(&z, open_input(input.as_deref())?)?;
+            let sig = key.sign_digest(&e).map_err(|e| error("sign", e))?;
+            let bytes = if raw {
+                sig.to_bytes().to_vec()
+            } else {
+                sig.to_der()
+            };
+            let mut out = Output::create(output.as_deref(), false)?;
+            out.put(&bytes)?;
+            out.commit()?;
+            Ok(Outcome::Ok)
+        }
+        Cmd::Verify {
+            public,
+            id,
+            raw,
+            sig,
+            input,
+        } => {
+            let key = keyio::public_key(&public, None)?;
+            let id = id_bytes(id.as_deref())?;
+            let sig_bytes = std::fs::read(&sig).map_err(|e| io_error(sig.display(), &e))?;
+            let parsed = if raw {
+                <[u8; 64]>::try_from(sig_bytes.as_slice())
+                    .ok()
+                    .and_then(|b| Signature::from_bytes(&b).ok())
+            } else {
+                Signature::from_der(&sig_bytes).ok()
+            };
+            let z = key.z(&id).map_err(|e| error("--id", e))?;
+            let e = digest(&z, open_input(input.as_deref())?)?;
+            let ok = parsed.is_some_and(|s| key.verify_digest(&e, &s).is_ok());
+            if ok {
+                println!("Verified OK");
+                Ok(Outcome::Ok)
+            } else {
+                println!("Verification failure");
+                Ok(Outcome::Mismatch)
+            }
+        }
+        Cmd::Encrypt {
+            public,
+            format,
+            input,
+            output,
+        } => {
+            let key = keyio::public_key(&public, None)?;
+            encrypt(&key, format.format(), open_input(input.as_deref())?, output)
+        }
+        Cmd::Decrypt {
+            key,
+            format,
+            input,
+            output,
+            password_file,
+        } => {
+            let key = keyio::private_key(&key, password_file.as_deref())?;
+            decrypt(&key, format.format(), open_input(input.as_deref())?, output)
+        }
+    }
+}
+
+fn id_bytes(id: Option<&str>) -> Result<Vec<u8>> {
+    let id = id.map_or(DEFAULT_ID.to_vec(), |s| s.as_bytes().to_vec());
+    if id.len() > sm2::MAX_ID_LEN {
+        return Err(error("--id", "longer than 8191 bytes"));
+    }
+    Ok(id)
+}
+
+/// e = SM3(Z || message), streamed.
+fn digest(z: &[u8; 32], mut input: Input) -> Result<[u8; 32]> {
+    let mut h = Sm3::new();
+    h.update(z);
+    let mut progress = Progress::new(input.len, "sm3");
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = input.fill(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        progress.advance(n as u64);
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize())
+}
+
+fn public_pem(key: &SigningKey) -> Result<String> {
+    key.verifying_key()
+        .to_public_key_pem()
+        .map_err(|e| error("public key", e))
+}
+
+fn write_text(path: Option<&Path>, text: &str) -> Result<Outcome> {
+    let mut out = Output::create(path, false)?;
+    out.put(text.as_bytes())?;
+    out.commit()?;
+    Ok(Outcome::Ok)
+}
+
+fn keygen(
+    output: Option<PathBuf>,
+    pubout: Option<PathBuf>,
+    password_file: Option<PathBuf>,
+    prf: PrfChoice,
+    iterations: u32,
+) -> Result<Outcome> {
+    let key = SigningKey::random().map_err(|e| error("keygen", e))?;
+    let pem: Zeroizing<String> = match &password_file {
+        Some(f) => {
+            let password = crate::password::from_file(f)?;
+            let params = EncryptionParams {
+                prf: match prf {
+                    PrfChoice::Sm3 => Prf::HmacSm3,
+                    PrfChoice::Sha256 => Prf::HmacSha256,
+                },
+                iterations,
+            };
+            Zeroizing::new(
+                key.to_pkcs8_encrypted_pem(&password, params)
+                    .map_err(|e| error("keygen", e))?,
+            )
+        }
+        None => key.to_pkcs8_pem().map_err(|e| error("keygen", e))?,
+    };
+    // The public key first: a failure there leaves no orphan private key behind.
+    let mut pub_out = match &pubout {
+        Some(p) => {
+            let mut o = Output::create(Some(p), false)?;
+            o.put(public_pem(&key)?.as_bytes())?;
+            Some(o)
+        }
+        None => None,
+    };
+    let mut out = Output::create(output.as_deref(), false)?;
+    out.put(pem.as_bytes())?;
+    if let Some(o) = pub_out.take() {
+        o.commit()?;
+    }
+    out.commit()?;
+    Ok(Outcome::Ok)
+}
+
+fn encrypt(
+    key: &sm2::VerifyingKey,
+    format: Format,
+    mut input: Input,
+    output: Option<PathBuf>,
+) -> Result<Outcome> {
+    if format == Format::Der {
+        let name = input.name.clone();
+        let msg = Zeroizing::new(input.read_all(WHOLE_LIMIT)?);
+        let ct = key.encrypt(&msg, format).map_err(|e| error(&name, e))?;
+        let mut out = Output::create(output.as_deref(), false)?;
+        out.put(&ct)?;
+        out.commit()?;
+        return Ok(Outcome::Ok);
+    }
+    let mut progress = Progress::new(input.len, "sm2 encrypt");
+    let mut buf = Zeroizing::new(vec![0u8; 1 << 16]);
+    if format == Format::C1C2C3 {
+        let out = Output::create(output.as_deref(), false)?;
+        let mut enc = Encryptor::c1c2c3(key, PointEncoding::Uncompressed, out)
+            .map_err(|e| error("encrypt", e))?;
+        pump(&mut input, &mut enc, &mut buf, &mut progress)?;
+        let out = enc.finish().map_err(|e| io_error("output", &e))?;
+        out.commit()?;
+        return Ok(Outcome::Ok);
+    }
+    // C1C3C2 reserves C3's place and fills it in at the end: the ciphertext is built in a
+    // seekable temporary file, then copied to the output.
+    let spool = tempfile::tempfile().map_err(|e| io_error("temporary file", &e))?;
+    let mut enc = Encryptor::c1c3c2(key, PointEncoding::Uncompressed, spool)
+        .map_err(|e| error("encrypt", e))?;
+    pump(&mut input, &mut enc, &mut buf, &mut progress)?;
+    let mut file = enc.finish().map_err(|e| io_error("temporary file", &e))?;
+    let mut out = Output::create(output.as_deref(), false)?;
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::Start(0))
+        .and_then(|_| std::io::copy(&mut file, &mut out))
+        .map_err(|e| io_error(&out.name, &e))?;
+    out.commit()?;
+    Ok(Outcome::Ok)
+}
+
+/// Copies the input into a writer (an encryptor or decryptor), with progress.
+fn pump(
+    input: &mut Input,
+    w: &mut impl std::io::Write,
+    buf: &mut [u8],
+    progress: &mut Progress,
+) -> Result<()> {
+    loop {
+        let n = input.fill(buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        progress.advance(n as u64);
+        w.write_all(&buf[..n]).map_err(|e| io_error("output", &e))?;
+    }
+}
+
+fn decrypt(
+    key: &SigningKey,
+    format: Format,
+    mut input: Input,
+    output: Option<PathBuf>,
+) -> Result<Outcome> {
+    let name = input.name.clone();
+    let failed = || {
+        rejected(
+            &name,
+            "decryption failed (wrong key, wrong format or tampered); nothing written",
+        )
+    };
+    if format == Format::Der {
+        let ct = input.read_all(WHOLE_LIMIT)?;
+        let msg = Zeroizing::new(key.decrypt(&ct, format).map_err(|_| failed())?);
+        let mut out = Output::create(output.as_deref(), false)?;
+        out.put(&msg)?;
+        out.commit()?;
+        return Ok(Outcome::Ok);
+    }
+    let out = Output::create(output.as_deref(), true)?;
+    let mut dec = Decryptor::new(key, format, OutputSink(out)).map_err(|e| error("decrypt", e))?;
+    let mut progress = Progress::new(input.len, "sm2 decrypt");
+    let mut buf = vec![0u8; 1 << 16];
+    pump(&mut input, &mut dec, &mut buf, &mut progress)?;
+    let out = dec.finish().map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => failed(),
+        _ => io_error("output", &e),
+    })?;
+    out.commit()?;
+    Ok(Outcome::Ok)
+}
