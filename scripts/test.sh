@@ -26,6 +26,22 @@ python3 tools/sm4_constants.py --check
 step "Rust tests (every backend this CPU has)"
 cargo test --workspace --locked
 
+step "Go peers of the benchmark (bench/go), when Go is installed"
+if command -v go >/dev/null 2>&1; then
+  (
+    cd bench/go
+    unformatted=$(gofmt -l .)
+    if [ -n "$unformatted" ]; then
+      echo "gofmt needed: $unformatted" >&2
+      exit 1
+    fi
+    go vet ./...
+    go test ./...
+  )
+else
+  echo "go not installed: skipped"
+fi
+
 step "constant-time check under valgrind (when installed)"
 ./scripts/ct-valgrind.sh
 

@@ -70,14 +70,16 @@ pub struct Case {
     pub candidates: Vec<Candidate>,
 }
 
-/// A measured median.
+/// A measured rate: the median of the rounds, and the published studies' statistic (the mean
+/// after dropping the largest and the smallest round).
 #[derive(Clone, Debug)]
 pub struct Figure {
-    pub op: &'static str,
+    pub op: String,
     pub size: Option<usize>,
-    pub imp: &'static str,
+    pub imp: String,
     pub unit: Unit,
     pub median: f64,
+    pub trimmed: f64,
 }
 
 pub struct Plan {
@@ -87,8 +89,8 @@ pub struct Plan {
 
 /// Checks that every candidate computes what the first (shangmi) computes, then times them.
 /// A candidate that disagrees is reported and left out: a peer that silently fails would look
-/// fast.
-pub fn measure(case: &mut Case, plan: &Plan) -> Vec<Figure> {
+/// fast. Returns the figures and the reference output (for checking out-of-process peers).
+pub fn measure(case: &mut Case, plan: &Plan) -> (Vec<Figure>, Vec<u8>) {
     let mut reference = vec![0u8; case.out_len];
     let mut ok = Vec::new();
     let first = case.candidates.first().map_or("?", |c| c.imp);
@@ -149,19 +151,38 @@ pub fn measure(case: &mut Case, plan: &Plan) -> Vec<Figure> {
             });
         }
     }
-    case.candidates
+    let figures = case
+        .candidates
         .iter()
         .zip(rates)
         .zip(ok)
         .filter(|(_, ok)| *ok)
         .map(|((c, r), _)| Figure {
-            op: case.op,
+            op: case.op.to_string(),
             size: case.size,
-            imp: c.imp,
+            imp: c.imp.to_string(),
             unit: case.unit,
+            trimmed: trimmed_mean(&r),
             median: median(r),
         })
-        .collect()
+        .collect();
+    (figures, reference)
+}
+
+/// The mean without the largest and the smallest value (the plain mean under three values).
+pub fn trimmed_mean(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let inner = if v.len() > 2 {
+        &v[1..v.len() - 1]
+    } else {
+        &v[..]
+    };
+    if inner.is_empty() {
+        0.0
+    } else {
+        inner.iter().sum::<f64>() / inner.len() as f64
+    }
 }
 
 pub fn median(mut v: Vec<f64>) -> f64 {

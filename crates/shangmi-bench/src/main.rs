@@ -1,9 +1,13 @@
 //! `shangmi-bench`: shangmi beside its peers, measured in the same process in alternating
 //! rounds, reported as medians and ratios.
 
+mod charts;
+mod go_peers;
 mod harness;
 mod input;
+mod intl_ops;
 mod openssl_ffi;
+mod published;
 mod report;
 mod sm2_ops;
 mod sm3_ops;
@@ -15,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 
-/// Measure shangmi against OpenSSL and RustCrypto on this machine.
+/// Measure shangmi against OpenSSL, RustCrypto, libsm and the Go SM libraries on this machine.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -25,13 +29,19 @@ struct Args {
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
+    /// Write report.md, results.json and SVG charts into this directory.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
+    /// Leave out the Go peers (bench/go).
+    #[arg(long)]
+    no_go: bool,
     /// Only ops whose name contains one of these comma-separated texts (e.g. "sm3-kdf,sm4-gcm").
     #[arg(long)]
     only: Option<String>,
-    /// Rounds per case (default 9 with --quick, 15 otherwise).
+    /// Rounds per case (default 7 with --quick, 10 otherwise, as the published studies).
     #[arg(long)]
     rounds: Option<usize>,
-    /// Milliseconds per implementation per round (default 40 with --quick, 120 otherwise).
+    /// Milliseconds per implementation per round (default 30 with --quick, 60 otherwise).
     #[arg(long)]
     slice_ms: Option<u64>,
 }
@@ -41,28 +51,55 @@ fn main() -> ExitCode {
     let plan = harness::Plan {
         rounds: args
             .rounds
-            .unwrap_or(if args.quick { 9 } else { 15 })
+            .unwrap_or(if args.quick { 7 } else { 10 })
             .max(1),
-        slice: Duration::from_millis(args.slice_ms.unwrap_or(if args.quick { 40 } else { 120 })),
+        slice: Duration::from_millis(args.slice_ms.unwrap_or(if args.quick { 30 } else { 60 })),
     };
     let mut cases = sm3_ops::cases(args.quick);
     cases.extend(sm4_ops::cases(args.quick));
     cases.extend(sm2_ops::cases(args.quick));
+    cases.extend(intl_ops::cases(args.quick));
     if let Some(only) = &args.only {
         cases.retain(|c| only.split(',').any(|o| c.op.contains(o)));
     }
     let started = Instant::now();
-    let env = report::Environment::detect();
+    let mut env = report::Environment::detect();
+    let mut go = if args.no_go {
+        env.go_missing = Some("left out (--no-go)".into());
+        None
+    } else {
+        match go_peers::start(&plan) {
+            Ok(g) => Some(g),
+            Err(why) => {
+                eprintln!("shangmi-bench: Go peers not measured: {why}");
+                env.go_missing = Some(why);
+                None
+            }
+        }
+    };
     eprintln!("shangmi-bench: {} cases on {}", cases.len(), env.cpu);
     let mut figures = Vec::new();
     for case in &mut cases {
         eprintln!("  {} {}", case.op, harness::size_label(case.size));
-        figures.extend(harness::measure(case, &plan));
+        let (figs, reference) = harness::measure(case, &plan);
+        figures.extend(figs);
+        if let Some(g) = go.as_mut() {
+            figures.extend(g.measure(case.op, case.size, &reference));
+        }
     }
-    print!(
-        "{}",
-        report::markdown(&env, &figures, &plan, started.elapsed())
-    );
+    if let Some(g) = &go {
+        env.versions.extend(g.versions.iter().cloned());
+    }
+    drop(go);
+    let mut text = report::markdown(&env, &figures, &plan, started.elapsed());
+    text.push_str(&published::markdown(&figures));
+    print!("{text}");
+    if let Some(dir) = &args.report
+        && let Err(e) = report::write_dir(dir, &text, &env, &figures)
+    {
+        eprintln!("shangmi-bench: {}: {e}", dir.display());
+        return ExitCode::from(2);
+    }
     if let Some(path) = args.json
         && let Err(e) = std::fs::write(&path, report::json(&env, &figures))
     {

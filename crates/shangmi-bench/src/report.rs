@@ -10,6 +10,10 @@ pub struct Environment {
     pub cpu: String,
     pub backend: &'static str,
     pub openssl: String,
+    /// impl -> version, for the report and the JSON records.
+    pub versions: Vec<(String, String)>,
+    /// Why the Go peers are absent, when they are.
+    pub go_missing: Option<String>,
 }
 
 impl Environment {
@@ -23,31 +27,71 @@ impl Environment {
                     .map(|(_, v)| v.trim().to_string())
             })
             .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+        let openssl = openssl::version::version().to_string();
+        let versions = vec![
+            ("shangmi".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+            ("openssl".to_string(), openssl.clone()),
+            (
+                "rustcrypto".to_string(),
+                format!(
+                    "sm2 {}, sm3 {}, sm4 {}",
+                    env!("PEER_RUSTCRYPTO_SM2"),
+                    env!("PEER_RUSTCRYPTO_SM3"),
+                    env!("PEER_RUSTCRYPTO_SM4")
+                ),
+            ),
+            ("libsm".to_string(), env!("PEER_LIBSM").to_string()),
+        ];
         Environment {
             cpu,
             backend: shangmi::Backend::best().name(),
-            openssl: openssl::version::version().to_string(),
+            openssl,
+            versions,
+            go_missing: None,
         }
+    }
+
+    pub fn version(&self, imp: &str) -> &str {
+        self.versions
+            .iter()
+            .find(|(i, _)| i == imp)
+            .map_or("", |(_, v)| v.as_str())
     }
 }
 
-/// Peers in the column order of the table.
-const IMPLS: [&str; 4] = ["shangmi", "openssl", "rustcrypto", "per-counter"];
+/// Implementations in the column order of the table.
+pub const IMPLS: [&str; 7] = [
+    "shangmi",
+    "openssl",
+    "rustcrypto",
+    "libsm",
+    "gmsm",
+    "tjfoc",
+    "per-counter",
+];
 
 pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "## shangmi-bench\n");
     let _ = writeln!(
         s,
-        "CPU: {} (shangmi backend: {}); {}; {} rounds of {} ms per implementation, medians; \
+        "CPU: {} (shangmi backend: {}); {} rounds of {} ms per implementation, medians; \
          took {:.0} s.\n",
         env.cpu,
         env.backend,
-        env.openssl,
         plan.rounds,
         plan.slice.as_millis(),
         took.as_secs_f64()
     );
+    let versions: Vec<String> = env
+        .versions
+        .iter()
+        .map(|(i, v)| format!("{i} {v}"))
+        .collect();
+    let _ = writeln!(s, "Versions: {}.\n", versions.join("; "));
+    if let Some(why) = &env.go_missing {
+        let _ = writeln!(s, "Go peers (gmsm, tjfoc) not measured: {why}.\n");
+    }
     let present: Vec<&str> = IMPLS
         .iter()
         .copied()
@@ -67,7 +111,7 @@ pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration)
         let unit = row.values().next().map_or(Unit::MBps, |f| f.unit);
         let _ = write!(s, "| {op} | {} | {} |", size_label(size), unit.label());
         for i in &present {
-            match row.get(i) {
+            match row.get(*i) {
                 Some(f) => {
                     let _ = write!(s, " {} |", number(f.median));
                 }
@@ -76,11 +120,7 @@ pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration)
                 }
             }
         }
-        let best_peer = row
-            .values()
-            .filter(|f| f.imp != "shangmi" && f.imp != "per-counter")
-            .map(|f| f.median)
-            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+        let best_peer = best_peer(&row);
         match (row.get("shangmi"), best_peer) {
             (Some(me), Some(peer)) => {
                 let _ = writeln!(s, " {:.2}x |", me.median / peer);
@@ -88,6 +128,35 @@ pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration)
             _ => {
                 let _ = writeln!(s, " |");
             }
+        }
+    }
+    let losses: Vec<String> = rows(figs)
+        .into_iter()
+        .filter_map(|((op, size), row)| {
+            let me = row.get("shangmi")?;
+            let (who, peer) = row
+                .values()
+                .filter(|f| f.imp != "shangmi" && f.imp != "per-counter")
+                .map(|f| (f.imp.clone(), f.median))
+                .max_by(|a, b| a.1.total_cmp(&b.1))?;
+            (me.median < peer).then(|| {
+                format!(
+                    "{op} {}: {who} {:.2}x shangmi",
+                    size_label(size),
+                    peer / me.median
+                )
+            })
+        })
+        .collect();
+    if losses.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nshangmi is the fastest on every op with a peer in this run."
+        );
+    } else {
+        let _ = writeln!(s, "\nWhere a peer is faster than shangmi in this run:\n");
+        for l in losses {
+            let _ = writeln!(s, "- {l}");
         }
     }
     let checks = target_checks(figs);
@@ -100,24 +169,41 @@ pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration)
     s
 }
 
-type Key = (&'static str, Option<usize>);
-type Row<'a> = BTreeMap<&'static str, &'a Figure>;
+type Key = (String, Option<usize>);
+type Row<'a> = BTreeMap<String, &'a Figure>;
+
+fn best_peer(row: &Row<'_>) -> Option<f64> {
+    row.values()
+        .filter(|f| f.imp != "shangmi" && f.imp != "per-counter")
+        .map(|f| f.median)
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+}
 
 fn rows(figs: &[Figure]) -> Vec<(Key, Row<'_>)> {
     // Keep the order in which the cases were measured.
     let mut order: Vec<Key> = Vec::new();
     let mut map: BTreeMap<Key, Row> = BTreeMap::new();
     for f in figs {
-        let key = (f.op, f.size);
+        let key = (f.op.clone(), f.size);
         if !order.contains(&key) {
-            order.push(key);
+            order.push(key.clone());
         }
-        map.entry(key).or_default().insert(f.imp, f);
+        map.entry(key).or_default().insert(f.imp.clone(), f);
     }
     order
         .into_iter()
-        .map(|k| (k, map.remove(&k).unwrap_or_default()))
+        .map(|k| {
+            let row = map.remove(&k).unwrap_or_default();
+            (k, row)
+        })
         .collect()
+}
+
+/// The fastest implementation of an op other than shangmi (and the per-counter baseline).
+fn fastest_peer<'a>(figs: &'a [Figure], op: &str, size: Option<usize>) -> Option<&'a Figure> {
+    figs.iter()
+        .filter(|f| f.op == op && f.size == size && f.imp != "shangmi" && f.imp != "per-counter")
+        .max_by(|a, b| a.median.total_cmp(&b.median))
 }
 
 fn find<'a>(figs: &'a [Figure], op: &str, size: Option<usize>, imp: &str) -> Option<&'a Figure> {
@@ -144,10 +230,10 @@ fn target_checks(figs: &[Figure]) -> Vec<String> {
         1.3,
     );
     line(
-        "sm3 8 KiB, shangmi / rustcrypto",
+        "sm3 8 KiB, shangmi / fastest peer",
         ratio(
             find(figs, "sm3", k8, "shangmi"),
-            find(figs, "sm3", k8, "rustcrypto"),
+            fastest_peer(figs, "sm3", k8),
         ),
         1.1,
     );
@@ -291,14 +377,74 @@ pub fn json(env: &Environment, figs: &[Figure]) -> String {
         let size = f.size.map_or("null".to_string(), |n| n.to_string());
         let _ = write!(
             s,
-            "{}\n  {{\"op\": \"{}\", \"size\": {size}, \"impl\": \"{}\", \"unit\": \"{}\", \"median\": {:.3}}}",
+            "{}\n  {{\"op\": \"{}\", \"size\": {size}, \"impl\": \"{}\", \"peer_version\": \"{}\", \"unit\": \"{}\", \"median\": {:.3}, \"trimmed_mean\": {:.3}}}",
             if i == 0 { "" } else { "," },
             f.op,
             f.imp,
+            escape_json(env.version(&f.imp)),
             f.unit.label(),
-            f.median
+            f.median,
+            f.trimmed
         );
     }
     s.push_str("\n]}\n");
     s
+}
+
+/// Writes report.md, results.json and the SVG charts into `dir`.
+pub fn write_dir(
+    dir: &std::path::Path,
+    markdown_text: &str,
+    env: &Environment,
+    figs: &[Figure],
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("charts"))?;
+    let imps: Vec<String> = IMPLS
+        .iter()
+        .filter(|i| figs.iter().any(|f| f.imp == **i))
+        .map(|i| i.to_string())
+        .chain(
+            figs.iter()
+                .map(|f| f.imp.clone())
+                .filter(|i| !IMPLS.contains(&i.as_str())),
+        )
+        .fold(Vec::new(), |mut v, i| {
+            if !v.contains(&i) {
+                v.push(i);
+            }
+            v
+        });
+    let mut charts = crate::charts::throughput(figs, &imps, &dir.join("charts"));
+    for (name, ops, title) in [
+        (
+            "sm2-rates.svg",
+            &["sm2-sign", "sm2-verify", "sm2-keygen"][..],
+            "SM2 sign, verify, keygen: operations per second",
+        ),
+        (
+            "signatures-vs-international.svg",
+            &[
+                "sm2-sign",
+                "ecdsa-p256-sign",
+                "ecdsa-secp256k1-sign",
+                "rsa2048-sign",
+                "sm2-verify",
+                "ecdsa-p256-verify",
+                "ecdsa-secp256k1-verify",
+                "rsa2048-verify",
+            ][..],
+            "Signatures: SM2 vs ECDSA and RSA-2048 (operations per second)",
+        ),
+    ] {
+        if crate::charts::bars(figs, &imps, ops, title, &dir.join("charts").join(name)).is_ok() {
+            charts.push(name.to_string());
+        }
+    }
+    let mut md = markdown_text.to_string();
+    md.push_str("\n## Charts\n\n");
+    for c in &charts {
+        md.push_str(&format!("![{c}](charts/{c})\n\n"));
+    }
+    std::fs::write(dir.join("report.md"), md)?;
+    std::fs::write(dir.join("results.json"), json(env, figs))
 }

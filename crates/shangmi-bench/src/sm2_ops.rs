@@ -1,23 +1,27 @@
-//! SM2 ops (`sm2-sign`, `sm2-sign-pool`, `sm2-verify`, `sm2-verify-precomputed`, `sm2-keygen`)
-//! beside OpenSSL's SM2 and its ECDSA P-256 (`ecdsa-p256-sign`, `ecdsa-p256-verify`), over a
-//! 32-byte message; `sm2-encrypt` and `sm2-decrypt` (and `sm2-encrypt-precomputed`) over
-//! messages of several sizes. Signing and verification include hashing the message, as the published
-//! comparisons count them. Signatures are randomized, so the pre-timing check of each candidate
-//! signs and verifies, writing 1 for success.
+//! SM2 ops with every in-process peer: `sm2-sign`, `sm2-verify` (over a 32-byte message,
+//! hashing included: Z and e = SM3(Z || M)), `sm2-sign-digest`, `sm2-verify-digest` (over a
+//! precomputed e), `sm2-sign-pool`, `sm2-verify-precomputed`, `sm2-keygen`, and
+//! `sm2-encrypt` / `sm2-decrypt` / `sm2-encrypt-precomputed` over messages of several sizes.
+//!
+//! Signatures and ciphertexts are randomized, so a candidate's agreement check is a round trip
+//! (sign then verify, writing 1; encrypt then decrypt, writing the plaintext) through its own
+//! library; decryption candidates each open a ciphertext their library made.
 
-use openssl::ec::{EcGroup, EcKey};
 use openssl::hash::MessageDigest;
-use openssl::nid::Nid;
 use openssl::pkey::{Id, PKey, Private};
 use openssl::pkey_ctx::PkeyCtx;
 use openssl::sign::{Signer, Verifier};
+use rustcrypto_sm2::pke::{DecryptingKey, EncryptingKey, Mode as RcMode};
 use shangmi::sm2::{Format, PresignPool, SigningKey};
+use signature::{Signer as _, Verifier as _};
 
 use crate::harness::{Candidate, Case, Unit};
+use crate::input;
 
-const MSG: [u8; 32] = [0x5a; 32];
+pub const MSG: [u8; 32] = [0x5a; 32];
+const DEFAULT_ID: &str = "1234567812345678";
 
-fn per_op(op: &'static str, candidates: Vec<Candidate>) -> Case {
+pub fn per_op(op: &'static str, candidates: Vec<Candidate>) -> Case {
     Case {
         op,
         size: None,
@@ -28,42 +32,9 @@ fn per_op(op: &'static str, candidates: Vec<Candidate>) -> Case {
     }
 }
 
-fn openssl_sm2_key() -> PKey<Private> {
-    let mut ctx = PkeyCtx::new_id(Id::SM2).expect("SM2 keygen");
-    ctx.keygen_init().expect("SM2 keygen");
-    ctx.keygen().expect("SM2 keygen")
-}
-
-fn p256_key() -> PKey<Private> {
-    let group = EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).expect("P-256");
-    PKey::from_ec_key(EcKey::generate(&group).expect("P-256 key")).expect("P-256 pkey")
-}
-
-fn openssl_sign(key: &PKey<Private>, md: MessageDigest) -> Vec<u8> {
-    let mut s = Signer::new(md, key).expect("signer");
-    s.update(&MSG).expect("sign");
-    s.sign_to_vec().expect("sign")
-}
-
-fn openssl_verify(key: &PKey<Private>, md: MessageDigest, sig: &[u8]) -> bool {
-    let mut v = Verifier::new(md, key).expect("verifier");
-    v.update(&MSG).expect("verify");
-    v.verify(sig).unwrap_or(false)
-}
-
-/// An OpenSSL signer candidate: the check also verifies.
-fn openssl_signer(key: PKey<Private>, md: fn() -> MessageDigest) -> Candidate {
-    let k2 = key.clone();
-    Candidate::checked(
-        "openssl",
-        move |out| out[0] = u8::from(openssl_verify(&k2, md(), &openssl_sign(&k2, md()))),
-        move |out| out[0] = openssl_sign(&key, md()).len() as u8,
-    )
-}
-
 /// Small messages count operations per second (the point multiplications dominate), large
 /// ones megabytes per second.
-fn sized(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
+pub fn sized(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
     let per_op = n <= 1024;
     Case {
         op,
@@ -73,6 +44,242 @@ fn sized(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
         out_len: n,
         candidates,
     }
+}
+
+pub fn openssl_sm2_key() -> PKey<Private> {
+    let mut ctx = PkeyCtx::new_id(Id::SM2).expect("SM2 keygen");
+    ctx.keygen_init().expect("SM2 keygen");
+    ctx.keygen().expect("SM2 keygen")
+}
+
+pub fn openssl_sign(key: &PKey<Private>, md: MessageDigest, msg: &[u8]) -> Vec<u8> {
+    let mut s = Signer::new(md, key).expect("signer");
+    s.update(msg).expect("sign");
+    s.sign_to_vec().expect("sign")
+}
+
+pub fn openssl_verify(key: &PKey<Private>, md: MessageDigest, msg: &[u8], sig: &[u8]) -> bool {
+    let mut v = Verifier::new(md, key).expect("verifier");
+    v.update(msg).expect("verify");
+    v.verify(sig).unwrap_or(false)
+}
+
+/// EVP_PKEY_sign over a digest: what "without hashing the message" means for OpenSSL.
+pub fn openssl_sign_digest(key: &PKey<Private>, digest: &[u8]) -> Vec<u8> {
+    let mut ctx = PkeyCtx::new(key).expect("ctx");
+    ctx.sign_init().expect("sign init");
+    let mut sig = Vec::new();
+    ctx.sign_to_vec(digest, &mut sig).expect("sign");
+    sig
+}
+
+pub fn openssl_verify_digest(key: &PKey<Private>, digest: &[u8], sig: &[u8]) -> bool {
+    let mut ctx = PkeyCtx::new(key).expect("ctx");
+    ctx.verify_init().expect("verify init");
+    ctx.verify(digest, sig).unwrap_or(false)
+}
+
+fn rng() -> rand_core::UnwrapErr<getrandom::SysRng> {
+    rand_core::UnwrapErr(getrandom::SysRng)
+}
+
+/// One key in the representation of each library.
+struct Keys {
+    ours: SigningKey,
+    openssl: PKey<Private>,
+    rc_sign: rustcrypto_sm2::dsa::SigningKey,
+    rc_secret: rustcrypto_sm2::SecretKey,
+    libsm_sk: num_bigint_libsm::BigUint,
+    libsm_pk: libsm::sm2::ecc::Point,
+}
+
+fn keys() -> Keys {
+    let openssl = openssl_sm2_key();
+    let d: [u8; 32] = openssl
+        .ec_key()
+        .expect("EC key")
+        .private_key()
+        .to_vec_padded(32)
+        .expect("32 bytes")
+        .try_into()
+        .expect("32 bytes");
+    let ours = SigningKey::from_bytes(&d).expect("valid key");
+    let rc_secret = rustcrypto_sm2::SecretKey::from_slice(&d).expect("valid key");
+    let rc_sign = rustcrypto_sm2::dsa::SigningKey::new(DEFAULT_ID, &rc_secret).expect("valid key");
+    let ctx = libsm::sm2::signature::SigCtx::new();
+    let libsm_sk = ctx.load_seckey(&d).expect("valid key");
+    let libsm_pk = ctx.pk_from_sk(&libsm_sk).expect("valid key");
+    Keys {
+        ours,
+        openssl,
+        rc_sign,
+        rc_secret,
+        libsm_sk,
+        libsm_pk,
+    }
+}
+
+pub fn cases(quick: bool) -> Vec<Case> {
+    let k = keys();
+    let mut v = Vec::new();
+    signature_cases(&k, &mut v);
+    let sizes: &[usize] = if quick {
+        &[32, 1 << 20]
+    } else {
+        &[16, 32, 128, 1024, 8192, 32768, 1 << 20]
+    };
+    for &n in sizes {
+        encryption_cases(n, &k, &mut v);
+    }
+    v.push(keygen_case());
+    v
+}
+
+fn signature_cases(k: &Keys, v: &mut Vec<Case>) {
+    let vk = *k.ours.verifying_key();
+    let (s1, s2) = (k.ours.clone(), k.ours.clone());
+    let (o1, o2) = (k.openssl.clone(), k.openssl.clone());
+    let (r1, r2) = (k.rc_sign.clone(), k.rc_sign.clone());
+    let (lsk, lpk) = (k.libsm_sk.clone(), k.libsm_pk);
+    let (lsk2, lpk2) = (k.libsm_sk.clone(), k.libsm_pk);
+    v.push(per_op(
+        "sm2-sign",
+        vec![
+            Candidate::checked(
+                "shangmi",
+                move |out| {
+                    out[0] = u8::from(vk.verify(&MSG, &s1.sign(&MSG).expect("sign")).is_ok())
+                },
+                move |out| out[0] = s2.sign(&MSG).expect("sign").r()[0],
+            ),
+            // OpenSSL hashes Z with an empty ID unless told otherwise: the cost is the same.
+            Candidate::checked(
+                "openssl",
+                move |out| {
+                    let sig = openssl_sign(&o1, MessageDigest::sm3(), &MSG);
+                    out[0] = u8::from(openssl_verify(&o1, MessageDigest::sm3(), &MSG, &sig));
+                },
+                move |out| out[0] = openssl_sign(&o2, MessageDigest::sm3(), &MSG)[3],
+            ),
+            Candidate::checked(
+                "rustcrypto",
+                move |out| {
+                    let sig: rustcrypto_sm2::dsa::Signature = r1.sign(&MSG);
+                    out[0] = u8::from(r1.verifying_key().verify(&MSG, &sig).is_ok());
+                },
+                move |out| {
+                    let sig: rustcrypto_sm2::dsa::Signature = r2.sign(&MSG);
+                    out[0] = sig.to_bytes()[0];
+                },
+            ),
+            Candidate::checked(
+                "libsm",
+                move |out| {
+                    let ctx = libsm::sm2::signature::SigCtx::new();
+                    let sig = ctx.sign(&MSG, &lsk, &lpk).expect("sign");
+                    out[0] = u8::from(ctx.verify(&MSG, &lpk, &sig).expect("verify"));
+                },
+                move |out| {
+                    let ctx = libsm::sm2::signature::SigCtx::new();
+                    out[0] = ctx.sign(&MSG, &lsk2, &lpk2).expect("sign").get_r().bits() as u8;
+                },
+            ),
+        ],
+    ));
+
+    let sig = k.ours.sign(&MSG).expect("sign");
+    let osig = openssl_sign(&k.openssl, MessageDigest::sm3(), &MSG);
+    let rsig: rustcrypto_sm2::dsa::Signature = k.rc_sign.sign(&MSG);
+    let rvk = k.rc_sign.verifying_key().clone();
+    let lctx = libsm::sm2::signature::SigCtx::new();
+    let lsig = lctx.sign(&MSG, &k.libsm_sk, &k.libsm_pk).expect("sign");
+    let lpk3 = k.libsm_pk;
+    let o3 = k.openssl.clone();
+    v.push(per_op(
+        "sm2-verify",
+        vec![
+            Candidate::new("shangmi", move |out| {
+                out[0] = u8::from(vk.verify(&MSG, &sig).is_ok())
+            }),
+            Candidate::new("openssl", move |out| {
+                out[0] = u8::from(openssl_verify(&o3, MessageDigest::sm3(), &MSG, &osig))
+            }),
+            Candidate::new("rustcrypto", move |out| {
+                out[0] = u8::from(rvk.verify(&MSG, &rsig).is_ok())
+            }),
+            Candidate::new("libsm", move |out| {
+                let ctx = libsm::sm2::signature::SigCtx::new();
+                out[0] = u8::from(ctx.verify(&MSG, &lpk3, &lsig).expect("verify"));
+            }),
+        ],
+    ));
+
+    // Without hashing the message: over a precomputed e.
+    let e = shangmi::sm3::hash(&MSG);
+    let (s3, s4, o4, o5) = (
+        k.ours.clone(),
+        k.ours.clone(),
+        k.openssl.clone(),
+        k.openssl.clone(),
+    );
+    v.push(per_op(
+        "sm2-sign-digest",
+        vec![
+            Candidate::checked(
+                "shangmi",
+                move |out| {
+                    let sig = s3.sign_digest(&e).expect("sign");
+                    out[0] = u8::from(vk.verify_digest(&e, &sig).is_ok());
+                },
+                move |out| out[0] = s4.sign_digest(&e).expect("sign").r()[0],
+            ),
+            Candidate::checked(
+                "openssl",
+                move |out| {
+                    let sig = openssl_sign_digest(&o4, &e);
+                    out[0] = u8::from(openssl_verify_digest(&o4, &e, &sig));
+                },
+                move |out| out[0] = openssl_sign_digest(&o5, &e)[3],
+            ),
+        ],
+    ));
+    let dsig = k.ours.sign_digest(&e).expect("sign");
+    let odsig = openssl_sign_digest(&k.openssl, &e);
+    let o6 = k.openssl.clone();
+    v.push(per_op(
+        "sm2-verify-digest",
+        vec![
+            Candidate::new("shangmi", move |out| {
+                out[0] = u8::from(vk.verify_digest(&e, &dsig).is_ok())
+            }),
+            Candidate::new("openssl", move |out| {
+                out[0] = u8::from(openssl_verify_digest(&o6, &e, &odsig))
+            }),
+        ],
+    ));
+
+    let (s5, s6) = (k.ours.clone(), k.ours.clone());
+    let mut pool = PresignPool::new(64);
+    let mut pool2 = PresignPool::new(64);
+    v.push(per_op(
+        "sm2-sign-pool",
+        vec![Candidate::checked(
+            "shangmi",
+            move |out| {
+                let sig = s5.sign_with_pool(&mut pool2, &MSG).expect("sign");
+                out[0] = u8::from(vk.verify(&MSG, &sig).is_ok());
+            },
+            move |out| out[0] = s6.sign_with_pool(&mut pool, &MSG).expect("sign").r()[0],
+        )],
+    ));
+    let pre = vk.precompute();
+    let sig2 = k.ours.sign(&MSG).expect("sign");
+    v.push(per_op(
+        "sm2-verify-precomputed",
+        vec![Candidate::new("shangmi", move |out| {
+            out[0] = u8::from(pre.verify(&MSG, &sig2).is_ok());
+        })],
+    ));
 }
 
 fn openssl_encrypt(key: &PKey<Private>, msg: &[u8]) -> Vec<u8> {
@@ -91,159 +298,121 @@ fn openssl_decrypt(key: &PKey<Private>, ct: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Encryption and decryption at `n` bytes. Encryption is randomized: each candidate's check
-/// encrypts and decrypts, writing the plaintext, which must be the message for all of them.
-/// Decryption: every candidate opens the same OpenSSL ciphertext (DER).
-fn encryption_cases(n: usize, key: &SigningKey, ossl: &PKey<Private>, v: &mut Vec<Case>) {
-    let msg: Vec<u8> = (0..n).map(|i| (i * 7 + 3) as u8).collect();
-    let (k1, k2, m1, m2) = (key.clone(), key.clone(), msg.clone(), msg.clone());
-    let (o1, o2, m3, m4) = (ossl.clone(), ossl.clone(), msg.clone(), msg.clone());
-    v.push(sized(
-        "sm2-encrypt",
-        n,
+/// Encryption and decryption at `n` bytes, C1C3C2 where the library lets one choose.
+fn encryption_cases(n: usize, k: &Keys, v: &mut Vec<Case>) {
+    let msg = input::bytes(n);
+    let ours = k.ours.clone();
+    let pk = *ours.verifying_key();
+    let ossl = k.openssl.clone();
+    let rc_pub = rustcrypto_sm2::PublicKey::from_secret_scalar(&k.rc_secret.to_nonzero_scalar());
+    let rc_enc = EncryptingKey::new_with_mode(rc_pub, RcMode::C1C3C2);
+    let rc_dec = DecryptingKey::new_with_mode(k.rc_secret.to_nonzero_scalar(), RcMode::C1C3C2);
+    let (lsk, lpk) = (k.libsm_sk.clone(), k.libsm_pk);
+
+    let enc = {
+        let (ours, m1, m2) = (ours.clone(), msg.clone(), msg.clone());
+        let (o, m3, m4) = (ossl.clone(), msg.clone(), msg.clone());
+        let (re, rd, m5, m6) = (rc_enc.clone(), rc_dec.clone(), msg.clone(), msg.clone());
+        let (re2,) = (rc_enc.clone(),);
+        let (lsk1, lpk1, m7, m8) = (lsk.clone(), lpk, msg.clone(), msg.clone());
         vec![
             Candidate::checked(
                 "shangmi",
                 move |out| {
-                    let ct = k1
-                        .verifying_key()
-                        .encrypt(&m1, Format::C1C3C2)
-                        .expect("encrypt");
-                    out.copy_from_slice(&k1.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
+                    let ct = pk.encrypt(&m1, Format::C1C3C2).expect("encrypt");
+                    out.copy_from_slice(&ours.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
                 },
-                move |out| {
-                    let ct = k2
-                        .verifying_key()
-                        .encrypt(&m2, Format::C1C3C2)
-                        .expect("encrypt");
-                    out[0] = ct[100 % ct.len()];
-                },
+                move |out| out[0] = pk.encrypt(&m2, Format::C1C3C2).expect("encrypt")[7],
             ),
             Candidate::checked(
                 "openssl",
-                move |out| out.copy_from_slice(&openssl_decrypt(&o1, &openssl_encrypt(&o1, &m3))),
-                move |out| out[0] = openssl_encrypt(&o2, &m4)[100],
+                {
+                    let o = o.clone();
+                    move |out| out.copy_from_slice(&openssl_decrypt(&o, &openssl_encrypt(&o, &m3)))
+                },
+                move |out| out[0] = openssl_encrypt(&o, &m4)[7],
             ),
-        ],
-    ));
-    let pre = key.verifying_key().precompute();
-    let (k3, m5, m6) = (key.clone(), msg.clone(), msg.clone());
+            Candidate::checked(
+                "rustcrypto",
+                move |out| {
+                    let ct = re.encrypt(&mut rng(), &m5).expect("encrypt");
+                    out.copy_from_slice(&rd.decrypt(&ct).expect("decrypt"));
+                },
+                move |out| out[0] = re2.encrypt(&mut rng(), &m6).expect("encrypt")[7],
+            ),
+            Candidate::checked(
+                "libsm",
+                {
+                    let (lsk1, lpk1) = (lsk1.clone(), lpk1);
+                    move |out| {
+                        let ct = libsm::sm2::encrypt::EncryptCtx::new(m7.len(), lpk1)
+                            .encrypt(&m7)
+                            .expect("encrypt");
+                        let pt = libsm::sm2::encrypt::DecryptCtx::new(m7.len(), lsk1.clone())
+                            .decrypt(&ct)
+                            .expect("decrypt");
+                        out.copy_from_slice(&pt);
+                    }
+                },
+                move |out| {
+                    out[0] = libsm::sm2::encrypt::EncryptCtx::new(m8.len(), lpk1)
+                        .encrypt(&m8)
+                        .expect("encrypt")[7]
+                },
+            ),
+        ]
+    };
+    v.push(sized("sm2-encrypt", n, enc));
+
+    let pre = pk.precompute();
     let pre2 = pre.clone();
+    let (o2, m9, m10) = (ours.clone(), msg.clone(), msg.clone());
     v.push(sized(
         "sm2-encrypt-precomputed",
         n,
         vec![Candidate::checked(
             "shangmi",
             move |out| {
-                let ct = pre.encrypt(&m5, Format::C1C3C2).expect("encrypt");
-                out.copy_from_slice(&k3.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
+                let ct = pre.encrypt(&m9, Format::C1C3C2).expect("encrypt");
+                out.copy_from_slice(&o2.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
             },
-            move |out| out[0] = pre2.encrypt(&m6, Format::C1C3C2).expect("encrypt")[100],
+            move |out| out[0] = pre2.encrypt(&m10, Format::C1C3C2).expect("encrypt")[7],
         )],
     ));
-    let ct = openssl_encrypt(ossl, &msg);
-    let (k4, o3, ct2) = (key.clone(), ossl.clone(), ct.clone());
+
+    // Decryption: shangmi and OpenSSL open the same OpenSSL ciphertext (DER); the others their
+    // own library's.
+    let der = openssl_encrypt(&ossl, &msg);
+    let der2 = der.clone();
+    let rc_ct = rc_enc.encrypt(&mut rng(), &msg).expect("encrypt");
+    let l_ct = libsm::sm2::encrypt::EncryptCtx::new(n, lpk)
+        .encrypt(&msg)
+        .expect("encrypt");
     v.push(sized(
         "sm2-decrypt",
         n,
         vec![
             Candidate::new("shangmi", move |out| {
-                out.copy_from_slice(&k4.decrypt(&ct, Format::Der).expect("decrypt"))
+                out.copy_from_slice(&ours.decrypt(&der, Format::Der).expect("decrypt"))
             }),
             Candidate::new("openssl", move |out| {
-                out.copy_from_slice(&openssl_decrypt(&o3, &ct2))
+                out.copy_from_slice(&openssl_decrypt(&ossl, &der2))
+            }),
+            Candidate::new("rustcrypto", move |out| {
+                out.copy_from_slice(&rc_dec.decrypt(&rc_ct).expect("decrypt"))
+            }),
+            Candidate::new("libsm", move |out| {
+                let pt = libsm::sm2::encrypt::DecryptCtx::new(n, lsk.clone())
+                    .decrypt(&l_ct)
+                    .expect("decrypt");
+                out.copy_from_slice(&pt);
             }),
         ],
     ));
 }
 
-pub fn cases(quick: bool) -> Vec<Case> {
-    let key = SigningKey::random().expect("OS RNG");
-    let vk = *key.verifying_key();
-    let ossl = openssl_sm2_key();
-    let p256 = p256_key();
-    let mut v = Vec::new();
-
-    let (k1, k2) = (key.clone(), key.clone());
-    v.push(per_op(
-        "sm2-sign",
-        vec![
-            Candidate::checked(
-                "shangmi",
-                move |out| {
-                    out[0] = u8::from(vk.verify(&MSG, &k1.sign(&MSG).expect("sign")).is_ok())
-                },
-                move |out| out[0] = k2.sign(&MSG).expect("sign").r()[0],
-            ),
-            openssl_signer(ossl.clone(), MessageDigest::sm3),
-        ],
-    ));
-    v.push(per_op(
-        "ecdsa-p256-sign",
-        vec![openssl_signer(p256.clone(), MessageDigest::sha256)],
-    ));
-
-    let k3 = key.clone();
-    let mut pool = PresignPool::new(64);
-    let k4 = key.clone();
-    let mut pool2 = PresignPool::new(64);
-    v.push(per_op(
-        "sm2-sign-pool",
-        vec![Candidate::checked(
-            "shangmi",
-            move |out| {
-                let sig = k3.sign_with_pool(&mut pool2, &MSG).expect("sign");
-                out[0] = u8::from(vk.verify(&MSG, &sig).is_ok());
-            },
-            move |out| out[0] = k4.sign_with_pool(&mut pool, &MSG).expect("sign").r()[0],
-        )],
-    ));
-
-    let sig = key.sign(&MSG).expect("sign");
-    let ossl_sig = openssl_sign(&ossl, MessageDigest::sm3());
-    let p256_sig = openssl_sign(&p256, MessageDigest::sha256());
-    v.push(per_op(
-        "sm2-verify",
-        vec![
-            Candidate::new("shangmi", move |out| {
-                out[0] = u8::from(vk.verify(&MSG, &sig).is_ok())
-            }),
-            Candidate::new("openssl", {
-                let ossl = ossl.clone();
-                move |out| out[0] = u8::from(openssl_verify(&ossl, MessageDigest::sm3(), &ossl_sig))
-            }),
-        ],
-    ));
-    let pre = vk.precompute();
-    v.push(per_op(
-        "sm2-verify-precomputed",
-        vec![Candidate::new("shangmi", move |out| {
-            out[0] = u8::from(pre.verify(&MSG, &sig).is_ok());
-        })],
-    ));
-    v.push(per_op(
-        "ecdsa-p256-verify",
-        vec![Candidate::new("openssl", move |out| {
-            out[0] = u8::from(openssl_verify(&p256, MessageDigest::sha256(), &p256_sig));
-        })],
-    ));
-    // The same key on both sides, so both decrypt the same ciphertexts.
-    let d = ossl
-        .ec_key()
-        .expect("EC key")
-        .private_key()
-        .to_vec_padded(32)
-        .expect("32 bytes");
-    let shared = SigningKey::from_bytes(&d.try_into().expect("32 bytes")).expect("valid key");
-    let sizes: &[usize] = if quick {
-        &[32, 1 << 20]
-    } else {
-        &[32, 1024, 8192, 1 << 20]
-    };
-    for &n in sizes {
-        encryption_cases(n, &shared, &ossl, &mut v);
-    }
-    v.push(per_op(
+fn keygen_case() -> Case {
+    per_op(
         "sm2-keygen",
         vec![
             Candidate::new("shangmi", |out| {
@@ -256,7 +425,21 @@ pub fn cases(quick: bool) -> Vec<Case> {
             Candidate::new("openssl", |out| {
                 out[0] = u8::from(openssl_sm2_key().bits() == 256)
             }),
+            Candidate::new("rustcrypto", |out| {
+                let sk: rustcrypto_sm2::SecretKey =
+                    rustcrypto_sm2::elliptic_curve::Generate::generate_from_rng(&mut rng());
+                out[0] = sk.public_key().to_sec1_bytes()[0] / 4;
+            }),
+            Candidate::new("libsm", |out| {
+                let (pk, _) = libsm::sm2::signature::SigCtx::new()
+                    .new_keypair()
+                    .expect("keygen");
+                out[0] = u8::from(
+                    libsm::sm2::ecc::EccCtx::new()
+                        .check_point(&pk)
+                        .unwrap_or(false),
+                );
+            }),
         ],
-    ));
-    v
+    )
 }

@@ -11,13 +11,18 @@ use crate::harness::{Candidate, Case, Unit};
 use crate::input;
 use crate::openssl_ffi;
 
-pub fn cases(quick: bool) -> Vec<Case> {
-    let mut v = Vec::new();
-    let sizes: &[usize] = if quick {
+/// SM3 and SHA-256 sizes: 8 B to 1 MiB in a full run, the targets' sizes in a quick one.
+pub fn sizes(quick: bool) -> &'static [usize] {
+    if quick {
         &[64, 8192, 1 << 20]
     } else {
         &[8, 64, 256, 1024, 8192, 1 << 20]
-    };
+    }
+}
+
+pub fn cases(quick: bool) -> Vec<Case> {
+    let mut v = Vec::new();
+    let sizes = sizes(quick);
     for &n in sizes {
         v.push(sm3_case(n));
     }
@@ -43,7 +48,7 @@ pub fn cases(quick: bool) -> Vec<Case> {
         v.push(hmac_case(n));
     }
     v.push(pbkdf2_case());
-    for &n in if quick { &[8192][..] } else { sizes } {
+    for &n in sizes {
         v.push(sha256_case(n));
     }
     v
@@ -51,7 +56,7 @@ pub fn cases(quick: bool) -> Vec<Case> {
 
 fn sm3_case(n: usize) -> Case {
     let data = input::bytes(n);
-    let (d1, d2, d3) = (data.clone(), data.clone(), data);
+    let (d1, d2, d3, d4) = (data.clone(), data.clone(), data.clone(), data);
     Case {
         op: "sm3",
         size: Some(n),
@@ -67,6 +72,9 @@ fn sm3_case(n: usize) -> Case {
             }),
             Candidate::new("rustcrypto", move |out| {
                 out.copy_from_slice(&rustcrypto_sm3::Sm3::digest(&d3));
+            }),
+            Candidate::new("libsm", move |out| {
+                out.copy_from_slice(&libsm::sm3::hash::Sm3Hash::new(&d4).get_hash());
             }),
         ],
     }

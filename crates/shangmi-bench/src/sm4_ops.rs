@@ -1,7 +1,13 @@
-//! SM4 ops: `sm4-ecb`, `sm4-cbc-enc`, `sm4-cbc-dec`, `sm4-ctr`, `sm4-gcm-seal`, `sm4-gcm-open`,
-//! `sm4-xts`, and OpenSSL's `aes128-gcm` as the yardstick. OpenSSL 3.0 has no SM4-GCM or
-//! SM4-XTS, so those rows have no OpenSSL column.
+//! SM4 ops (`sm4-ecb`, `sm4-cbc-enc`, `sm4-cbc-dec`, `sm4-ctr`, `sm4-gcm-seal`,
+//! `sm4-gcm-open`, `sm4-xts`) with every in-process peer that has them, and OpenSSL's AES-128
+//! in the same modes (`aes128-*`) as the international yardstick. OpenSSL 3.0 has no SM4-GCM
+//! or SM4-XTS; libsm's GCM takes only 16-byte IVs and its CBC always pads, so it appears where
+//! its output can be checked against the others.
 
+use aes_gcm::aead::AeadInOut;
+use cipher::{
+    BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit, StreamCipher,
+};
 use openssl::symm::{Cipher, Crypter, Mode};
 use shangmi::sm4::modes::{cbc, ctr, xts};
 use shangmi::sm4::{Sm4, Sm4Gcm};
@@ -9,19 +15,27 @@ use shangmi::sm4::{Sm4, Sm4Gcm};
 use crate::harness::{Candidate, Case, Unit};
 use crate::input;
 
-const KEY: [u8; 16] = [
+pub const KEY: [u8; 16] = [
     0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c,
 ];
-const IV: [u8; 16] = [7; 16];
+pub const IV: [u8; 16] = [7; 16];
+const NONCE: [u8; 12] = [9; 12];
+const AAD: [u8; 13] = [1; 13];
 
-pub fn cases(quick: bool) -> Vec<Case> {
-    let sizes: &[usize] = if quick {
+type RcSm4 = rustcrypto_sm4::Sm4;
+
+/// The sizes of a full run (16 B to 1 MiB) and of a quick one (the targets' 8 KiB).
+pub fn sizes(quick: bool) -> &'static [usize] {
+    if quick {
         &[8192]
     } else {
-        &[16, 256, 1024, 8192, 16384, 1 << 20]
-    };
+        &[16, 32, 256, 1024, 8192, 65536, 1 << 20]
+    }
+}
+
+pub fn cases(quick: bool) -> Vec<Case> {
     let mut v = Vec::new();
-    for &n in sizes {
+    for &n in sizes(quick) {
         v.push(ecb_case(n));
         v.push(cbc_enc_case(n));
         v.push(cbc_dec_case(n));
@@ -29,6 +43,14 @@ pub fn cases(quick: bool) -> Vec<Case> {
         v.push(gcm_case(n, true));
         v.push(gcm_case(n, false));
         v.push(xts_case(n));
+        for op in [
+            "aes128-ecb",
+            "aes128-cbc-enc",
+            "aes128-cbc-dec",
+            "aes128-ctr",
+        ] {
+            v.push(aes_case(op, n));
+        }
         v.push(aes_gcm_case(n));
     }
     if quick {
@@ -49,10 +71,16 @@ fn case(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
     }
 }
 
-/// OpenSSL through one reusable context per candidate, as an application would hold it.
-fn openssl(cipher: Cipher, mode: Mode, iv: Option<&'static [u8]>, data: Vec<u8>) -> Candidate {
+/// OpenSSL through a fresh context per call, padding off, as `EVP_*` users run it.
+fn openssl(
+    cipher: Cipher,
+    mode: Mode,
+    key: &'static [u8],
+    iv: Option<&'static [u8]>,
+    data: Vec<u8>,
+) -> Candidate {
     Candidate::new("openssl", move |out| {
-        let mut c = Crypter::new(cipher, mode, &KEY, iv).expect("openssl cipher");
+        let mut c = Crypter::new(cipher, mode, key, iv).expect("openssl cipher");
         c.pad(false);
         let mut tmp = vec![0u8; data.len() + 16];
         let n = c.update(&data, &mut tmp).expect("openssl update");
@@ -60,11 +88,16 @@ fn openssl(cipher: Cipher, mode: Mode, iv: Option<&'static [u8]>, data: Vec<u8>)
     })
 }
 
+fn libsm(mode: libsm::sm4::cipher_mode::CipherMode) -> libsm::sm4::cipher_mode::Sm4CipherMode {
+    libsm::sm4::cipher_mode::Sm4CipherMode::new(&KEY, mode).expect("libsm key")
+}
+
 fn ecb_case(n: usize) -> Case {
     let data = input::bytes(n);
-    let (d1, d3) = (data.clone(), data.clone());
+    let (d1, d3, d4) = (data.clone(), data.clone(), data.clone());
     let c = Sm4::new(&KEY);
-    let rc = <rustcrypto_sm4::Sm4 as cipher::KeyInit>::new(&KEY.into());
+    let rc = RcSm4::new(&KEY.into());
+    let ls = libsm::sm4::cipher::Sm4Cipher::new(&KEY).expect("libsm key");
     case(
         "sm4-ecb",
         n,
@@ -74,13 +107,17 @@ fn ecb_case(n: usize) -> Case {
                 let (blocks, _) = out.as_chunks_mut::<16>();
                 c.encrypt_blocks(blocks);
             }),
-            openssl(Cipher::sm4_ecb(), Mode::Encrypt, None, data),
+            openssl(Cipher::sm4_ecb(), Mode::Encrypt, &KEY, None, data),
             Candidate::new("rustcrypto", move |out| {
-                use cipher::BlockCipherEncrypt;
                 out.copy_from_slice(&d3);
                 let (blocks, _) = out.as_chunks_mut::<16>();
                 for b in blocks {
                     rc.encrypt_block(b.into());
+                }
+            }),
+            Candidate::new("libsm", move |out| {
+                for (o, b) in out.chunks_exact_mut(16).zip(d4.chunks_exact(16)) {
+                    o.copy_from_slice(&ls.encrypt(b).expect("block"));
                 }
             }),
         ],
@@ -89,8 +126,9 @@ fn ecb_case(n: usize) -> Case {
 
 fn cbc_enc_case(n: usize) -> Case {
     let data = input::bytes(n);
-    let d1 = data.clone();
+    let (d1, d3, d4) = (data.clone(), data.clone(), data.clone());
     let c = Sm4::new(&KEY);
+    let ls = libsm(libsm::sm4::cipher_mode::CipherMode::Cbc);
     case(
         "sm4-cbc-enc",
         n,
@@ -101,7 +139,20 @@ fn cbc_enc_case(n: usize) -> Case {
                     .encrypt_blocks(out)
                     .expect("whole blocks");
             }),
-            openssl(Cipher::sm4_cbc(), Mode::Encrypt, Some(&IV), data),
+            openssl(Cipher::sm4_cbc(), Mode::Encrypt, &KEY, Some(&IV), data),
+            Candidate::new("rustcrypto", move |out| {
+                out.copy_from_slice(&d3);
+                let (blocks, _) = out.as_chunks_mut::<16>();
+                let mut e = ::cbc::Encryptor::<RcSm4>::new(&KEY.into(), &IV.into());
+                for b in blocks {
+                    e.encrypt_block(b.into());
+                }
+            }),
+            // libsm always pads: one block more than the others, the rest identical.
+            Candidate::new("libsm", move |out| {
+                let ct = ls.encrypt(&[], &d4, &IV).expect("libsm cbc");
+                out.copy_from_slice(&ct[..out.len()]);
+            }),
         ],
     )
 }
@@ -109,11 +160,13 @@ fn cbc_enc_case(n: usize) -> Case {
 fn cbc_dec_case(n: usize) -> Case {
     let pt = input::bytes(n);
     let c = Sm4::new(&KEY);
-    let mut ct = pt;
+    let mut ct = pt.clone();
     cbc::Encryptor::new(&c, &IV)
         .encrypt_blocks(&mut ct)
         .expect("whole blocks");
-    let d1 = ct.clone();
+    let (d1, d3) = (ct.clone(), ct.clone());
+    let ls = libsm(libsm::sm4::cipher_mode::CipherMode::Cbc);
+    let padded = ls.encrypt(&[], &pt, &IV).expect("libsm cbc");
     case(
         "sm4-cbc-dec",
         n,
@@ -124,15 +177,28 @@ fn cbc_dec_case(n: usize) -> Case {
                     .decrypt_blocks(out)
                     .expect("whole blocks");
             }),
-            openssl(Cipher::sm4_cbc(), Mode::Decrypt, Some(&IV), ct),
+            openssl(Cipher::sm4_cbc(), Mode::Decrypt, &KEY, Some(&IV), ct),
+            Candidate::new("rustcrypto", move |out| {
+                out.copy_from_slice(&d3);
+                let (blocks, _) = out.as_chunks_mut::<16>();
+                let mut d = ::cbc::Decryptor::<RcSm4>::new(&KEY.into(), &IV.into());
+                for b in blocks {
+                    d.decrypt_block(b.into());
+                }
+            }),
+            // Its own padded ciphertext (one block longer), since it insists on unpadding.
+            Candidate::new("libsm", move |out| {
+                out.copy_from_slice(&ls.decrypt(&[], &padded, &IV).expect("libsm cbc"));
+            }),
         ],
     )
 }
 
 fn ctr_case(n: usize) -> Case {
     let data = input::bytes(n);
-    let d1 = data.clone();
+    let (d1, d3, d4) = (data.clone(), data.clone(), data.clone());
     let c = Sm4::new(&KEY);
+    let ls = libsm(libsm::sm4::cipher_mode::CipherMode::Ctr);
     case(
         "sm4-ctr",
         n,
@@ -141,50 +207,82 @@ fn ctr_case(n: usize) -> Case {
                 out.copy_from_slice(&d1);
                 ctr::apply_keystream(&c, &IV, out).expect("ctr");
             }),
-            openssl(Cipher::sm4_ctr(), Mode::Encrypt, Some(&IV), data),
+            openssl(Cipher::sm4_ctr(), Mode::Encrypt, &KEY, Some(&IV), data),
+            Candidate::new("rustcrypto", move |out| {
+                out.copy_from_slice(&d3);
+                ::ctr::Ctr128BE::<RcSm4>::new(&KEY.into(), &IV.into()).apply_keystream(out);
+            }),
+            Candidate::new("libsm", move |out| {
+                out.copy_from_slice(&ls.encrypt(&[], &d4, &IV).expect("libsm ctr"));
+            }),
         ],
     )
 }
 
-/// GCM with 13 bytes of AAD, as in a TLS record; output is ciphertext (seal) or plaintext
-/// (open), the tag is checked or produced on every call.
+type RcGcm = aes_gcm::AesGcm<RcSm4, aes_gcm::aead::consts::U12>;
+
+/// GCM with 13 bytes of AAD, as in a TLS record; the output is the ciphertext (seal) or the
+/// plaintext (open); the tag is produced or checked on every call.
 fn gcm_case(n: usize, seal: bool) -> Case {
     let pt = input::bytes(n);
     let g = Sm4Gcm::new(&KEY);
-    let nonce = [9u8; 12];
-    let aad = [1u8; 13];
     let mut ct = pt.clone();
     let tag = g
-        .encrypt_in_place_detached(&nonce, &aad, &mut ct)
+        .encrypt_in_place_detached(&NONCE, &AAD, &mut ct)
         .expect("seal");
+    let rc = RcGcm::new(&KEY.into());
+    let (pt2, ct2) = (pt.clone(), ct.clone());
     if seal {
         case(
             "sm4-gcm-seal",
             n,
-            vec![Candidate::new("shangmi", move |out| {
-                out.copy_from_slice(&pt);
-                let t = g
-                    .encrypt_in_place_detached(&nonce, &aad, out)
-                    .expect("seal");
-                std::hint::black_box(t);
-            })],
+            vec![
+                Candidate::new("shangmi", move |out| {
+                    out.copy_from_slice(&pt);
+                    let t = g
+                        .encrypt_in_place_detached(&NONCE, &AAD, out)
+                        .expect("seal");
+                    std::hint::black_box(t);
+                }),
+                Candidate::new("rustcrypto", move |out| {
+                    out.copy_from_slice(&pt2);
+                    let t = rc
+                        .encrypt_inout_detached(&NONCE.into(), &AAD, out.into())
+                        .expect("seal");
+                    std::hint::black_box(t);
+                }),
+            ],
         )
     } else {
+        let tag2 = tag;
         case(
             "sm4-gcm-open",
             n,
-            vec![Candidate::new("shangmi", move |out| {
-                out.copy_from_slice(&ct);
-                g.decrypt_in_place_detached(&nonce, &aad, out, &tag)
+            vec![
+                Candidate::new("shangmi", move |out| {
+                    out.copy_from_slice(&ct);
+                    g.decrypt_in_place_detached(&NONCE, &AAD, out, &tag)
+                        .expect("authentic");
+                }),
+                Candidate::new("rustcrypto", move |out| {
+                    out.copy_from_slice(&ct2);
+                    rc.decrypt_inout_detached(
+                        &NONCE.into(),
+                        &AAD,
+                        out.into(),
+                        (&tag2[..]).try_into().expect("16 bytes"),
+                    )
                     .expect("authentic");
-            })],
+                }),
+            ],
         )
     }
 }
 
-/// XTS (GB/T 17964 tweak) over one data unit of the given size.
+/// XTS (GB/T 17964 tweak) over one data unit of the given size (at least one block).
 fn xts_case(n: usize) -> Case {
-    let data = input::bytes(n.max(16));
+    let n = n.max(16);
+    let data = input::bytes(n);
     let mut key = [0u8; 32];
     key[..16].copy_from_slice(&KEY);
     key[16..].copy_from_slice(&IV);
@@ -199,6 +297,26 @@ fn xts_case(n: usize) -> Case {
     )
 }
 
+/// OpenSSL's AES-128 in the block modes (AES-NI / VAES on this kind of CPU).
+fn aes_case(op: &'static str, n: usize) -> Case {
+    let pt = input::bytes(n);
+    let (cipher, mode, iv, data): (Cipher, Mode, Option<&'static [u8]>, Vec<u8>) = match op {
+        "aes128-ecb" => (Cipher::aes_128_ecb(), Mode::Encrypt, None, pt),
+        "aes128-cbc-enc" => (Cipher::aes_128_cbc(), Mode::Encrypt, Some(&IV), pt),
+        "aes128-cbc-dec" => {
+            let mut c =
+                Crypter::new(Cipher::aes_128_cbc(), Mode::Encrypt, &KEY, Some(&IV)).expect("aes");
+            c.pad(false);
+            let mut ct = vec![0u8; n + 16];
+            let k = c.update(&pt, &mut ct).expect("aes");
+            ct.truncate(k);
+            (Cipher::aes_128_cbc(), Mode::Decrypt, Some(&IV), ct)
+        }
+        _ => (Cipher::aes_128_ctr(), Mode::Encrypt, Some(&IV), pt),
+    };
+    case(op, n, vec![openssl(cipher, mode, &KEY, iv, data)])
+}
+
 /// OpenSSL's AES-128-GCM (AES-NI, VAES and VPCLMULQDQ on this kind of CPU), seal.
 fn aes_gcm_case(n: usize) -> Case {
     let pt = input::bytes(n);
@@ -210,8 +328,8 @@ fn aes_gcm_case(n: usize) -> Case {
             let ct = openssl::symm::encrypt_aead(
                 Cipher::aes_128_gcm(),
                 &KEY,
-                Some(&[9u8; 12]),
-                &[1u8; 13],
+                Some(&NONCE),
+                &AAD,
                 &pt,
                 &mut tag,
             )

@@ -1,0 +1,10 @@
+module shangmi/bench/go
+
+go 1.25.0
+
+require (
+	github.com/emmansun/gmsm v0.44.1
+	github.com/tjfoc/gmsm v1.4.1
+)
+
+require golang.org/x/crypto v0.54.0 // indirect

@@ -1,0 +1,400 @@
+// Command gmpeers measures the Go SM libraries (github.com/emmansun/gmsm and
+// github.com/tjfoc/gmsm) for shangmi-bench, which runs it as a child process in the same
+// benchmark run.
+//
+// It reads cases from stdin, one per line: "<op> <size>" (size 0 for per-operation ops),
+// and writes one JSON object per line and implementation, then {} to end the case (alone
+// for an op no Go library has):
+//
+//	{"op":"sm3","size":8192,"impl":"gmsm","version":"v0.44.1","unit":"MB/s",
+//	 "median":312.5,"trimmed":310.1,"check":"<hex>"}
+//
+// "check" is the SM3 digest (hex) of what the operation produced on the shared
+// deterministic input (a xorshift stream and fixed keys, the same as shangmi-bench's), so
+// the caller can confirm the peer computed the right thing before trusting its speed. For
+// randomized operations the output is a round trip: the verified flag, or the decrypted
+// plaintext.
+package main
+
+import (
+	"bufio"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	gmcipher "github.com/emmansun/gmsm/cipher"
+	gmsm2 "github.com/emmansun/gmsm/sm2"
+	gmsm3 "github.com/emmansun/gmsm/sm3"
+	gmsm4 "github.com/emmansun/gmsm/sm4"
+	tjsm2 "github.com/tjfoc/gmsm/sm2"
+	tjsm3 "github.com/tjfoc/gmsm/sm3"
+	tjsm4 "github.com/tjfoc/gmsm/sm4"
+)
+
+// Versions, as pinned in go.mod.
+const (
+	gmsmVersion  = "v0.44.1"
+	tjfocVersion = "v1.4.1"
+)
+
+// The shared fixed inputs (see shangmi-bench's sm4_ops.rs and sm2_ops.rs).
+var (
+	sm4Key = []byte{0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c}
+	sm4IV  = []byte{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7}
+	nonce  = []byte{9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}
+	aad    = []byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	msg32  = []byte{0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a,
+		0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a}
+	defaultID = []byte("1234567812345678")
+)
+
+// input is shangmi-bench's deterministic input: a xorshift stream.
+func input(n int) []byte {
+	x := uint64(1)*0x9e3779b97f4a7c15 | 1
+	out := make([]byte, n)
+	for i := range out {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		out[i] = byte(x >> 24)
+	}
+	return out
+}
+
+// A job computes the op once into its output.
+type job func() []byte
+
+type candidate struct {
+	impl, version string
+	check, run    job
+}
+
+type result struct {
+	Op      string  `json:"op"`
+	Size    *int    `json:"size"`
+	Impl    string  `json:"impl"`
+	Version string  `json:"version"`
+	Unit    string  `json:"unit"`
+	Median  float64 `json:"median"`
+	Trimmed float64 `json:"trimmed"`
+	Check   string  `json:"check"`
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gmpeers:", err)
+		os.Exit(2)
+	}
+}
+
+func gm4() cipher.Block {
+	b, err := gmsm4.NewCipher(sm4Key)
+	must(err)
+	return b
+}
+
+func tj4() cipher.Block {
+	b, err := tjsm4.NewCipher(sm4Key)
+	must(err)
+	return b
+}
+
+func ecb(b cipher.Block, data []byte, decrypt bool) []byte {
+	out := make([]byte, len(data))
+	var m cipher.BlockMode
+	if decrypt {
+		m = gmcipher.NewECBDecrypter(b)
+	} else {
+		m = gmcipher.NewECBEncrypter(b)
+	}
+	m.CryptBlocks(out, data)
+	return out
+}
+
+func cbcEnc(b cipher.Block, data []byte) []byte {
+	out := make([]byte, len(data))
+	cipher.NewCBCEncrypter(b, sm4IV).CryptBlocks(out, data)
+	return out
+}
+
+func cbcDec(b cipher.Block, data []byte) []byte {
+	out := make([]byte, len(data))
+	cipher.NewCBCDecrypter(b, sm4IV).CryptBlocks(out, data)
+	return out
+}
+
+func ctr(b cipher.Block, data []byte) []byte {
+	out := make([]byte, len(data))
+	cipher.NewCTR(b, sm4IV).XORKeyStream(out, data)
+	return out
+}
+
+func gcmSeal(b cipher.Block, data []byte) []byte {
+	g, err := cipher.NewGCM(b)
+	must(err)
+	sealed := g.Seal(nil, nonce, data, aad)
+	return sealed[:len(data)]
+}
+
+// cases returns the candidates for an op at a size; nil when no Go library has it.
+func cases(op string, n int) []candidate {
+	data := input(n)
+	gm := func(run job) candidate { return candidate{"gmsm", gmsmVersion, run, run} }
+	tj := func(run job) candidate { return candidate{"tjfoc", tjfocVersion, run, run} }
+	switch op {
+	case "sm3":
+		return []candidate{
+			gm(func() []byte { d := gmsm3.Sum(data); return d[:] }),
+			tj(func() []byte { return tjsm3.Sm3Sum(data) }),
+		}
+	case "sm4-ecb":
+		g, t := gm4(), tj4()
+		return []candidate{
+			gm(func() []byte { return ecb(g, data, false) }),
+			tj(func() []byte { return ecb(t, data, false) }),
+		}
+	case "sm4-cbc-enc":
+		g, t := gm4(), tj4()
+		return []candidate{
+			gm(func() []byte { return cbcEnc(g, data) }),
+			tj(func() []byte { return cbcEnc(t, data) }),
+		}
+	case "sm4-cbc-dec":
+		g, t := gm4(), tj4()
+		ct := cbcEnc(g, data)
+		return []candidate{
+			gm(func() []byte { return cbcDec(g, ct) }),
+			tj(func() []byte { return cbcDec(t, ct) }),
+		}
+	case "sm4-ctr":
+		g, t := gm4(), tj4()
+		return []candidate{
+			gm(func() []byte { return ctr(g, data) }),
+			tj(func() []byte { return ctr(t, data) }),
+		}
+	case "sm4-gcm-seal":
+		g, t := gm4(), tj4()
+		return []candidate{
+			gm(func() []byte { return gcmSeal(g, data) }),
+			tj(func() []byte { return gcmSeal(t, data) }),
+		}
+	case "sm4-gcm-open":
+		g := gm4()
+		ag, err := cipher.NewGCM(g)
+		must(err)
+		sealed := ag.Seal(nil, nonce, data, aad)
+		return []candidate{gm(func() []byte {
+			pt, err := ag.Open(nil, nonce, sealed, aad)
+			must(err)
+			return pt
+		})}
+	case "sm4-xts":
+		key, tweak := sm4Key, sm4IV
+		if n < 16 {
+			return nil
+		}
+		return []candidate{gm(func() []byte {
+			x, err := gmcipher.NewGBXTSEncrypter(gmsm4.NewCipher, key, tweak, tweak)
+			must(err)
+			out := make([]byte, len(data))
+			x.CryptBlocks(out, data)
+			return out
+		})}
+	}
+	return sm2Cases(op, n, data, gm, tj)
+}
+
+func sm2Cases(op string, n int, data []byte, gm, tj func(job) candidate) []candidate {
+	gk, err := gmsm2.GenerateKey(rand.Reader)
+	must(err)
+	tk, err := tjsm2.GenerateKey(rand.Reader)
+	must(err)
+	one := []byte{1}
+	flag := func(ok bool) []byte {
+		if ok {
+			return one
+		}
+		return []byte{0}
+	}
+	switch op {
+	case "sm2-sign":
+		return []candidate{
+			{"gmsm", gmsmVersion, func() []byte {
+				sig, err := gk.SignWithSM2(rand.Reader, defaultID, msg32)
+				must(err)
+				return flag(gmsm2.VerifyASN1WithSM2(&gk.PublicKey, defaultID, msg32, sig))
+			}, func() []byte {
+				sig, err := gk.SignWithSM2(rand.Reader, defaultID, msg32)
+				must(err)
+				return sig[:1]
+			}},
+			{"tjfoc", tjfocVersion, func() []byte {
+				r, s, err := tjsm2.Sm2Sign(tk, msg32, defaultID, rand.Reader)
+				must(err)
+				return flag(tjsm2.Sm2Verify(&tk.PublicKey, msg32, defaultID, r, s))
+			}, func() []byte {
+				r, _, err := tjsm2.Sm2Sign(tk, msg32, defaultID, rand.Reader)
+				must(err)
+				return r.Bytes()[:1]
+			}},
+		}
+	case "sm2-verify":
+		gsig, err := gk.SignWithSM2(rand.Reader, defaultID, msg32)
+		must(err)
+		r, s, err := tjsm2.Sm2Sign(tk, msg32, defaultID, rand.Reader)
+		must(err)
+		return []candidate{
+			gm(func() []byte { return flag(gmsm2.VerifyASN1WithSM2(&gk.PublicKey, defaultID, msg32, gsig)) }),
+			tj(func() []byte { return flag(tjsm2.Sm2Verify(&tk.PublicKey, msg32, defaultID, r, s)) }),
+		}
+	case "sm2-keygen":
+		return []candidate{
+			gm(func() []byte {
+				k, err := gmsm2.GenerateKey(rand.Reader)
+				must(err)
+				return flag(k.Curve.IsOnCurve(k.X, k.Y))
+			}),
+			tj(func() []byte {
+				k, err := tjsm2.GenerateKey(rand.Reader)
+				must(err)
+				return flag(k.Curve.IsOnCurve(k.X, k.Y))
+			}),
+		}
+	case "sm2-encrypt":
+		opts := gmsm2.NewPlainEncrypterOpts(gmsm2.MarshalUncompressed, gmsm2.C1C3C2)
+		return []candidate{
+			{"gmsm", gmsmVersion, func() []byte {
+				ct, err := gmsm2.Encrypt(rand.Reader, &gk.PublicKey, data, opts)
+				must(err)
+				pt, err := gmsm2.Decrypt(gk, ct)
+				must(err)
+				return pt
+			}, func() []byte {
+				ct, err := gmsm2.Encrypt(rand.Reader, &gk.PublicKey, data, opts)
+				must(err)
+				return ct[:1]
+			}},
+			{"tjfoc", tjfocVersion, func() []byte {
+				ct, err := tjsm2.Encrypt(&tk.PublicKey, data, rand.Reader, tjsm2.C1C3C2)
+				must(err)
+				pt, err := tjsm2.Decrypt(tk, ct, tjsm2.C1C3C2)
+				must(err)
+				return pt
+			}, func() []byte {
+				ct, err := tjsm2.Encrypt(&tk.PublicKey, data, rand.Reader, tjsm2.C1C3C2)
+				must(err)
+				return ct[:1]
+			}},
+		}
+	case "sm2-decrypt":
+		gct, err := gmsm2.EncryptASN1(rand.Reader, &gk.PublicKey, data)
+		must(err)
+		tct, err := tjsm2.Encrypt(&tk.PublicKey, data, rand.Reader, tjsm2.C1C3C2)
+		must(err)
+		return []candidate{
+			gm(func() []byte {
+				pt, err := gmsm2.Decrypt(gk, gct)
+				must(err)
+				return pt
+			}),
+			tj(func() []byte {
+				pt, err := tjsm2.Decrypt(tk, tct, tjsm2.C1C3C2)
+				must(err)
+				return pt
+			}),
+		}
+	}
+	return nil
+}
+
+// measure runs each candidate in slices, taking turns round by round, and returns the median
+// and the trimmed mean (largest and smallest dropped) of its rates.
+func measure(cands []candidate, rounds int, slice time.Duration, work float64) [][2]float64 {
+	calls := make([]int, len(cands))
+	for i, c := range cands {
+		start := time.Now()
+		n := 0
+		for time.Since(start) < slice/4 || n == 0 {
+			c.run()
+			n++
+		}
+		per := time.Since(start).Seconds() / float64(n)
+		calls[i] = max(1, int(slice.Seconds()/per))
+	}
+	rates := make([][]float64, len(cands))
+	for r := 0; r < rounds; r++ {
+		for j := range cands {
+			i := (r + j) % len(cands)
+			start := time.Now()
+			for k := 0; k < calls[i]; k++ {
+				cands[i].run()
+			}
+			rates[i] = append(rates[i], work*float64(calls[i])/time.Since(start).Seconds())
+		}
+	}
+	out := make([][2]float64, len(cands))
+	for i, r := range rates {
+		sort.Float64s(r)
+		med := r[len(r)/2]
+		if len(r)%2 == 0 {
+			med = (r[len(r)/2-1] + r[len(r)/2]) / 2
+		}
+		trimmed := med
+		if len(r) > 2 {
+			sum := 0.0
+			for _, v := range r[1 : len(r)-1] {
+				sum += v
+			}
+			trimmed = sum / float64(len(r)-2)
+		}
+		out[i] = [2]float64{med, trimmed}
+	}
+	return out
+}
+
+func main() {
+	rounds := flag.Int("rounds", 9, "rounds per case")
+	sliceMs := flag.Int("slice-ms", 40, "milliseconds per implementation per round")
+	flag.Parse()
+	slice := time.Duration(*sliceMs) * time.Millisecond
+	enc := json.NewEncoder(os.Stdout)
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 2 {
+			continue
+		}
+		op := fields[0]
+		n, err := strconv.Atoi(fields[1])
+		must(err)
+		cands := cases(op, n)
+		if len(cands) == 0 {
+			must(enc.Encode(struct{}{}))
+			continue
+		}
+		unit, work := "MB/s", float64(n)/1e6
+		var size *int
+		if n == 0 || (strings.HasPrefix(op, "sm2-") && n <= 1024) {
+			unit, work = "ops/s", 1
+		}
+		if n != 0 {
+			size = &n
+		}
+		figs := measure(cands, *rounds, slice, work)
+		for i, c := range cands {
+			sum := gmsm3.Sum(c.check())
+			must(enc.Encode(result{op, size, c.impl, c.version, unit, figs[i][0], figs[i][1], hex.EncodeToString(sum[:])}))
+		}
+		// An empty object ends each case's records.
+		must(enc.Encode(struct{}{}))
+	}
+	must(sc.Err())
+}
