@@ -41,7 +41,7 @@ struct Args {
     /// Rounds per case (default 7 with --quick, 10 otherwise, as the published studies).
     #[arg(long)]
     rounds: Option<usize>,
-    /// Milliseconds per implementation per round (default 30 with --quick, 60 otherwise).
+    /// Milliseconds per implementation per round (default 30 with --quick, 100 otherwise).
     #[arg(long)]
     slice_ms: Option<u64>,
 }
@@ -53,7 +53,7 @@ fn main() -> ExitCode {
             .rounds
             .unwrap_or(if args.quick { 7 } else { 10 })
             .max(1),
-        slice: Duration::from_millis(args.slice_ms.unwrap_or(if args.quick { 30 } else { 60 })),
+        slice: Duration::from_millis(args.slice_ms.unwrap_or(if args.quick { 30 } else { 100 })),
     };
     let mut cases = sm3_ops::cases(args.quick);
     cases.extend(sm4_ops::cases(args.quick));

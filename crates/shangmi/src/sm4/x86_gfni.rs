@@ -46,6 +46,9 @@ pub(crate) fn crypt_block(_token: Avx512, rk_a1: &[u32; 32], block: &mut Block) 
     unsafe { crypt_block_avx512(rk_a1, block) }
 }
 
+/// Up to this many blocks left over after the 16-block sets go through the one-block path.
+const SINGLE_UP_TO: usize = 3;
+
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,gfni")]
 fn crypt_blocks_avx512(rk: &[u32; 32], blocks: &mut [Block]) {
     let (wide, rest) = blocks.as_chunks_mut::<WIDE>();
@@ -56,7 +59,13 @@ fn crypt_blocks_avx512(rk: &[u32; 32], blocks: &mut [Block]) {
     for chunk in sets {
         crypt_sets::<1>(rk, chunk.as_flattened_mut());
     }
-    if !rest.is_empty() {
+    // A few leftover blocks: one by one on the low-latency path (they overlap out of order),
+    // cheaper than a 16-block pass padded with empty blocks.
+    if rest.len() <= SINGLE_UP_TO {
+        for b in rest.iter_mut() {
+            crypt_block_avx512(rk, b);
+        }
+    } else {
         let mut buf = [[0u8; 16]; 16];
         buf[..rest.len()].copy_from_slice(rest);
         crypt_sets::<1>(rk, buf.as_flattened_mut());
