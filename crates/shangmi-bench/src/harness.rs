@@ -33,6 +33,10 @@ pub struct Candidate {
     /// A deterministic variant of `run` for the agreement check, for ops whose timed form is
     /// randomised (signatures with fresh nonces): it must write what every peer writes.
     pub check: Option<Job>,
+    /// Not an implementation of the op but a reference algorithm timed alongside it (SHA-256
+    /// beside SM3, ECDSA beside SM2...), so that a target ratio compares two rates measured in
+    /// the same alternating rounds. Its output is not compared; its name starts "yardstick:".
+    pub yardstick: bool,
 }
 
 impl Candidate {
@@ -41,6 +45,18 @@ impl Candidate {
             imp,
             run: Box::new(run),
             check: None,
+            yardstick: false,
+        }
+    }
+
+    /// A reference algorithm doing the same amount of work per call (see `yardstick`).
+    pub fn yardstick(imp: &'static str, run: impl FnMut(&mut [u8]) + 'static) -> Self {
+        debug_assert!(imp.starts_with("yardstick:"));
+        Candidate {
+            imp,
+            run: Box::new(run),
+            check: None,
+            yardstick: true,
         }
     }
 
@@ -53,6 +69,7 @@ impl Candidate {
             imp,
             run: Box::new(run),
             check: Some(Box::new(check)),
+            yardstick: false,
         }
     }
 }
@@ -87,7 +104,8 @@ pub struct Plan {
     pub slice: Duration,
 }
 
-/// Checks that every candidate computes what the first (shangmi) computes, then times them.
+/// Checks that every candidate computes what the first (shangmi; never a yardstick) computes,
+/// then times them.
 /// A candidate that disagrees is reported and left out: a peer that silently fails would look
 /// fast. Returns the figures and the reference output (for checking out-of-process peers).
 pub fn measure(case: &mut Case, plan: &Plan) -> (Vec<Figure>, Vec<u8>) {
@@ -95,6 +113,10 @@ pub fn measure(case: &mut Case, plan: &Plan) -> (Vec<Figure>, Vec<u8>) {
     let mut ok = Vec::new();
     let first = case.candidates.first().map_or("?", |c| c.imp);
     for (i, c) in case.candidates.iter_mut().enumerate() {
+        if c.yardstick {
+            ok.push(true);
+            continue;
+        }
         let mut out = vec![0u8; case.out_len];
         match c.check.as_mut() {
             Some(check) => check(&mut out),

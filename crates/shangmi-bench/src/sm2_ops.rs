@@ -79,6 +79,27 @@ pub fn openssl_verify_digest(key: &PKey<Private>, digest: &[u8], sig: &[u8]) -> 
     ctx.verify(digest, sig).unwrap_or(false)
 }
 
+/// OpenSSL's ECDSA P-256 signing (SHA-256 over the message): the yardstick of the SM2
+/// targets, timed inside the SM2 cases so the ratios compare alternating rounds.
+fn ecdsa_sign_yardstick(key: PKey<Private>) -> Candidate {
+    Candidate::yardstick("yardstick:ecdsa-p256-sign", move |out| {
+        out[0] = openssl_sign(&key, MessageDigest::sha256(), &MSG)[3];
+    })
+}
+
+fn ecdsa_verify_yardstick(key: PKey<Private>) -> Candidate {
+    let sig = openssl_sign(&key, MessageDigest::sha256(), &MSG);
+    Candidate::yardstick("yardstick:ecdsa-p256-verify", move |out| {
+        out[0] = u8::from(openssl_verify(&key, MessageDigest::sha256(), &MSG, &sig));
+    })
+}
+
+pub fn p256_key() -> PKey<Private> {
+    let group =
+        openssl::ec::EcGroup::from_curve_name(openssl::nid::Nid::X9_62_PRIME256V1).expect("P-256");
+    PKey::from_ec_key(openssl::ec::EcKey::generate(&group).expect("P-256 key")).expect("pkey")
+}
+
 fn rng() -> rand_core::UnwrapErr<getrandom::SysRng> {
     rand_core::UnwrapErr(getrandom::SysRng)
 }
@@ -91,6 +112,7 @@ struct Keys {
     rc_secret: rustcrypto_sm2::SecretKey,
     libsm_sk: num_bigint_libsm::BigUint,
     libsm_pk: libsm::sm2::ecc::Point,
+    p256: PKey<Private>,
 }
 
 fn keys() -> Keys {
@@ -116,6 +138,7 @@ fn keys() -> Keys {
         rc_secret,
         libsm_sk,
         libsm_pk,
+        p256: p256_key(),
     }
 }
 
@@ -131,7 +154,7 @@ pub fn cases(quick: bool) -> Vec<Case> {
     for &n in sizes {
         encryption_cases(n, &k, &mut v);
     }
-    v.push(keygen_case());
+    v.push(keygen_case(k.p256.clone()));
     v
 }
 
@@ -184,6 +207,7 @@ fn signature_cases(k: &Keys, v: &mut Vec<Case>) {
                     out[0] = ctx.sign(&MSG, &lsk2, &lpk2).expect("sign").get_r().bits() as u8;
                 },
             ),
+            ecdsa_sign_yardstick(k.p256.clone()),
         ],
     ));
 
@@ -211,6 +235,7 @@ fn signature_cases(k: &Keys, v: &mut Vec<Case>) {
                 let ctx = libsm::sm2::signature::SigCtx::new();
                 out[0] = u8::from(ctx.verify(&MSG, &lpk3, &lsig).expect("verify"));
             }),
+            ecdsa_verify_yardstick(k.p256.clone()),
         ],
     ));
 
@@ -263,22 +288,32 @@ fn signature_cases(k: &Keys, v: &mut Vec<Case>) {
     let mut pool2 = PresignPool::new(64);
     v.push(per_op(
         "sm2-sign-pool",
-        vec![Candidate::checked(
-            "shangmi",
-            move |out| {
-                let sig = s5.sign_with_pool(&mut pool2, &MSG).expect("sign");
-                out[0] = u8::from(vk.verify(&MSG, &sig).is_ok());
-            },
-            move |out| out[0] = s6.sign_with_pool(&mut pool, &MSG).expect("sign").r()[0],
-        )],
+        vec![
+            Candidate::checked(
+                "shangmi",
+                move |out| {
+                    let sig = s5.sign_with_pool(&mut pool2, &MSG).expect("sign");
+                    out[0] = u8::from(vk.verify(&MSG, &sig).is_ok());
+                },
+                move |out| out[0] = s6.sign_with_pool(&mut pool, &MSG).expect("sign").r()[0],
+            ),
+            ecdsa_sign_yardstick(k.p256.clone()),
+        ],
     ));
     let pre = vk.precompute();
     let sig2 = k.ours.sign(&MSG).expect("sign");
+    let sig3 = sig2;
     v.push(per_op(
         "sm2-verify-precomputed",
-        vec![Candidate::new("shangmi", move |out| {
-            out[0] = u8::from(pre.verify(&MSG, &sig2).is_ok());
-        })],
+        vec![
+            Candidate::new("shangmi", move |out| {
+                out[0] = u8::from(pre.verify(&MSG, &sig2).is_ok());
+            }),
+            // The target compares with plain verification: timed alongside.
+            Candidate::yardstick("yardstick:sm2-verify", move |out| {
+                out[0] = u8::from(vk.verify(&MSG, &sig3).is_ok());
+            }),
+        ],
     ));
 }
 
@@ -362,6 +397,31 @@ fn encryption_cases(n: usize, k: &Keys, v: &mut Vec<Case>) {
             ),
         ]
     };
+    let mut enc = enc;
+    if n == 1 << 20 {
+        // The targets at 1 MiB: single-stream SM3 and OpenSSL's SM4-CBC encryption.
+        let (m11, m12) = (msg.clone(), msg.clone());
+        enc.push(Candidate::yardstick("yardstick:sm3", move |out| {
+            out[..32].copy_from_slice(&shangmi::sm3::hash(&m11));
+        }));
+        enc.push(Candidate::yardstick(
+            "yardstick:openssl-sm4-cbc-enc",
+            move |out| {
+                let key = [7u8; 16];
+                let mut c = openssl::symm::Crypter::new(
+                    openssl::symm::Cipher::sm4_cbc(),
+                    openssl::symm::Mode::Encrypt,
+                    &key,
+                    Some(&key),
+                )
+                .expect("openssl sm4");
+                c.pad(false);
+                let mut tmp = vec![0u8; m12.len() + 16];
+                let k = c.update(&m12, &mut tmp).expect("openssl sm4");
+                out.copy_from_slice(&tmp[..k]);
+            },
+        ));
+    }
     v.push(sized("sm2-encrypt", n, enc));
 
     let pre = pk.precompute();
@@ -411,7 +471,7 @@ fn encryption_cases(n: usize, k: &Keys, v: &mut Vec<Case>) {
     ));
 }
 
-fn keygen_case() -> Case {
+fn keygen_case(p256: PKey<Private>) -> Case {
     per_op(
         "sm2-keygen",
         vec![
@@ -440,6 +500,7 @@ fn keygen_case() -> Case {
                         .unwrap_or(false),
                 );
             }),
+            ecdsa_sign_yardstick(p256),
         ],
     )
 }

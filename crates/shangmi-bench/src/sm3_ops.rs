@@ -84,7 +84,7 @@ fn sm3_case(n: usize) -> Case {
 /// another, which is what they offer.
 fn sm3_x16_case(n: usize) -> Case {
     let msgs: Vec<Vec<u8>> = (0..16).map(|i| input::bytes_seeded(n, i)).collect();
-    let (m1, m2, m3) = (msgs.clone(), msgs.clone(), msgs);
+    let (m1, m2, m3, m4) = (msgs.clone(), msgs.clone(), msgs.clone(), msgs);
     Case {
         op: "sm3-x16",
         size: Some(n),
@@ -108,6 +108,12 @@ fn sm3_x16_case(n: usize) -> Case {
             Candidate::new("rustcrypto", move |out| {
                 for (m, o) in m3.iter().zip(out.chunks_exact_mut(32)) {
                     o.copy_from_slice(&rustcrypto_sm3::Sm3::digest(m));
+                }
+            }),
+            // The target: 16 lanes of SM3 against OpenSSL's SHA-256 (SHA-NI) on the same input.
+            Candidate::yardstick("yardstick:sha256", move |out| {
+                for (m, o) in m4.iter().zip(out.chunks_exact_mut(32)) {
+                    o.copy_from_slice(&openssl::sha::sha256(m));
                 }
             }),
         ],

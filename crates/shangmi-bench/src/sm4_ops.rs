@@ -57,7 +57,34 @@ pub fn cases(quick: bool) -> Vec<Case> {
         // The peer of sm2-encrypt at 1 MiB in the published comparisons.
         v.push(cbc_enc_case(1 << 20));
     }
+    // AES-128-GCM timed inside the SM4 cases that the targets compare with it.
+    for c in v.iter_mut().filter(|c| {
+        c.size == Some(8192)
+            && matches!(
+                c.op,
+                "sm4-gcm-seal" | "sm4-gcm-open" | "sm4-xts" | "sm4-ctr"
+            )
+    }) {
+        c.candidates.push(aes_gcm_yardstick(8192));
+    }
     v
+}
+
+fn aes_gcm_yardstick(n: usize) -> Candidate {
+    let pt = input::bytes(n);
+    Candidate::yardstick("yardstick:aes128-gcm", move |out| {
+        let mut tag = [0u8; 16];
+        let ct = openssl::symm::encrypt_aead(
+            Cipher::aes_128_gcm(),
+            &KEY,
+            Some(&NONCE),
+            &AAD,
+            &pt,
+            &mut tag,
+        )
+        .expect("openssl aes-gcm");
+        out.copy_from_slice(&ct);
+    })
 }
 
 fn case(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
