@@ -223,13 +223,14 @@ fn malformed_c1_and_der_are_rejected() {
         }
     }
     // DER: non-minimal lengths and integers, negative integers, a short C3, trailing data.
-    // Use a C1 whose x has its top bit clear, so its minimal INTEGER has no leading zero.
+    // Use a C1 whose x has its top bit clear but a nonzero first byte, so its minimal INTEGER is
+    // exactly 32 bytes, and whose y has a nonzero first byte (the builder below writes 32 or 33).
     let ct = loop {
         let ct = key
             .verifying_key()
             .encrypt(b"hello", Format::C1C3C2)
             .unwrap();
-        if ct[1] < 0x80 {
+        if (0x01..0x80).contains(&ct[1]) && ct[33] != 0 {
             break ct;
         }
     };
