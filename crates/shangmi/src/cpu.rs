@@ -115,6 +115,40 @@ impl Avx512 {
     pub fn avx2(self) -> Avx2 {
         Avx2(())
     }
+
+    /// The IFMA extension token, if this CPU also has AVX512-IFMA (52-bit multiply-add, which
+    /// the SM2 many-nonce path uses; not part of the tier, so its absence changes no backend).
+    #[inline]
+    pub fn with_ifma(self) -> Option<Avx512Ifma> {
+        ifma().then_some(Avx512Ifma(()))
+    }
+}
+
+/// Proof that the CPU has the AVX-512 tier and AVX512-IFMA.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx512Ifma(());
+
+impl Avx512Ifma {
+    /// The tier token this extends.
+    #[inline]
+    pub fn avx512(self) -> Avx512 {
+        Avx512(())
+    }
+}
+
+static IFMA: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+fn ifma() -> bool {
+    let t = IFMA.load(Ordering::Relaxed);
+    if t != UNKNOWN {
+        return t == 1;
+    }
+    #[cfg(target_arch = "x86_64")]
+    let has = detected() >= 2 && std::arch::is_x86_feature_detected!("avx512ifma");
+    #[cfg(not(target_arch = "x86_64"))]
+    let has = false;
+    IFMA.store(u8::from(has), Ordering::Relaxed);
+    has
 }
 
 const UNKNOWN: u8 = u8::MAX;

@@ -39,6 +39,8 @@ mod safegcd;
 mod scalar;
 mod signature;
 #[cfg(target_arch = "x86_64")]
+mod x86_ifma_lanes;
+#[cfg(target_arch = "x86_64")]
 mod x86_select;
 
 #[cfg(test)]

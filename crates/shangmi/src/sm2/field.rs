@@ -60,6 +60,12 @@ pub(crate) trait Arith: Copy + core::fmt::Debug {
     fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
         super::mul::select64_portable(table, idx)
     }
+    /// The IFMA token when this backend may run eight fixed-base multiplications in lanes.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn ifma(self) -> Option<crate::cpu::Avx512Ifma> {
+        None
+    }
 }
 
 /// Portable backend.

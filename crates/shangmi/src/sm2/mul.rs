@@ -93,6 +93,30 @@ pub(crate) fn fixed_base<A: Arith>(a: A, k: &Scalar) -> Jacobian<A> {
     fixed_base_with(a, &BASE_TABLE, k)
 }
 
+/// k G for many scalars (each in [1, n-1]), in constant time: eight at a time in IFMA lanes
+/// where the backend has them (a last partial group is padded with the scalar 1, discarded).
+pub(crate) fn fixed_base_many<A: Arith>(a: A, ks: &[Scalar]) -> Vec<Jacobian<A>> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = a.ifma() {
+        let mut out = Vec::with_capacity(ks.len());
+        for group in ks.chunks(8) {
+            let mut kc = [[1u64, 0, 0, 0]; 8];
+            for (slot, k) in kc.iter_mut().zip(group) {
+                *slot = k.to_canonical();
+            }
+            let points = super::x86_ifma_lanes::fixed_base_x8(t, &kc);
+            zeroize::Zeroize::zeroize(&mut kc);
+            out.extend(points[..group.len()].iter().map(|p| Jacobian {
+                x: Fe::from_mont(a, p[0]),
+                y: Fe::from_mont(a, p[1]),
+                z: Fe::from_mont(a, p[2]),
+            }));
+        }
+        return out;
+    }
+    ks.iter().map(|k| fixed_base(a, k)).collect()
+}
+
 /// k Q in constant time from Q's comb table, for k in [1, n-1]: as [`fixed_base`], whose
 /// argument holds for any point of order n.
 pub(crate) fn fixed_base_with<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacobian<A> {

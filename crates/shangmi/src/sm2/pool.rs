@@ -11,7 +11,7 @@ use zeroize::{Zeroize, Zeroizing};
 use super::Error;
 use super::engine::{Engine, dispatch};
 use super::keys::SigningKey;
-use super::mul::fixed_base;
+use super::mul::fixed_base_many;
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::scalar::Scalar;
 use super::signature::{Signature, digest};
@@ -82,7 +82,7 @@ impl PresignPool {
             }
         }
         let xs: Vec<[u8; 32]> = dispatch!(self.engine, |a| {
-            let points: Vec<Jacobian<_>> = ks.iter().map(|k| fixed_base(a, k)).collect();
+            let points: Vec<Jacobian<_>> = fixed_base_many(a, &ks);
             let mut affine = vec![Affine::generator(a); points.len()];
             batch_to_affine(&points, &mut affine);
             affine.iter().map(|p| p.x.to_bytes()).collect()

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use subtle::ConstantTimeEq;
 
 use super::field::{Arith, Fe, P, Soft, limbs_to_be};
-use super::mul::{BASE_TABLE, double_base_vartime, fixed_base, variable_base};
+use super::mul::{BASE_TABLE, double_base_vartime, fixed_base, fixed_base_many, variable_base};
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::scalar::{N, Scalar};
 
@@ -208,6 +208,27 @@ fn point_checks<A: Arith>(a: A, rng: &mut StdRng) {
     ks.push(&n - (BigUint::from(1u32) << 255u32));
     for _ in 0..30 {
         ks.push(BigUint::from_bytes_be(&rng.random::<[u8; 32]>()) % &n);
+    }
+    // Digits at the window edges: lone windows, all-negative digits, zero windows between.
+    for i in 0..37u32 {
+        ks.push((BigUint::from(1u32) << (7 * i)) % &n);
+        ks.push((BigUint::from(64u32) << (7 * i)) % &n);
+    }
+    ks.push(BigUint::parse_bytes(&[b'4'; 64], 16).unwrap() % &n);
+    ks.push(
+        BigUint::parse_bytes(
+            b"1fc07f01fc07f01fc07f01fc07f01fc07f01fc07f01fc07f01fc07f01fc07f0",
+            16,
+        )
+        .unwrap(),
+    );
+    // Many at once (the lane path where the backend has one), a partial last group included.
+    let nonzero: Vec<&BigUint> = ks.iter().filter(|k| **k != BigUint::from(0u32)).collect();
+    let many = fixed_base_many(a, &nonzero.iter().map(|k| scalar_of(k)).collect::<Vec<_>>());
+    assert_eq!(many.len(), nonzero.len());
+    assert_eq!(nonzero.len() % 8, 3, "keep a partial group");
+    for (k, got) in nonzero.iter().zip(&many) {
+        assert_eq!(to_ref(got), ref_mul(k, &g), "fixed base, many, k = {k}");
     }
     let gj = Jacobian::from_affine(&Affine::generator(a));
     let p_secret = BigUint::from_bytes_be(&rng.random::<[u8; 32]>()) % &n;

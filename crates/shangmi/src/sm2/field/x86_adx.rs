@@ -47,6 +47,11 @@ impl Arith for Adx {
 
 impl Arith for Adx512 {
     #[inline(always)]
+    fn ifma(self) -> Option<crate::cpu::Avx512Ifma> {
+        self.0.with_ifma()
+    }
+
+    #[inline(always)]
     fn mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         mont_mul(self.0.avx2(), a, b)
     }
