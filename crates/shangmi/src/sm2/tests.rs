@@ -422,9 +422,13 @@ fn timing_probe() {
         let sinv = best(200, || {
             bb(k.invert());
         });
+        let ks = vec![k; 64];
+        let many = best(20, || {
+            bb(fixed_base_many(a, bb(&ks)));
+        }) / 64.0;
         bb((x, xs, acc, sel));
         println!(
-            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, inv {inv:.0} (fermat {inv_f:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, fixed_base {fb:.0}, dbl {dbl:.0}, double_base {db:.0}"
+            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, inv {inv:.0} (fermat {inv_f:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, fixed_base {fb:.0} (many: {many:.0} each), dbl {dbl:.0}, double_base {db:.0}"
         );
     }
     probe(Soft, "soft");

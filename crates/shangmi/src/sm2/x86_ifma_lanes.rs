@@ -110,8 +110,7 @@ pub(crate) fn fixed_base_x8(_token: Avx512Ifma, ks: &[[u64; 4]; 8]) -> [[[u64; 4
         }
     }
     let mut out = [[[0u64; 4]; 3]; 8];
-    // SAFETY: the token proves AVX-512F and AVX512-IFMA; the function reads `table`, `mags`
-    // and `negs` and writes `out`, all through references of the right sizes.
+    // SAFETY: the token proves AVX-512F and AVX512-IFMA, the target features of `comb_x8`.
     unsafe { comb_x8(table, &mags, &negs, &mut out) };
     mags.zeroize();
     negs.zeroize();
@@ -246,29 +245,102 @@ unsafe fn pick(row: &[u64; 64], idx: V, b4: __mmask8, b5: __mmask8) -> V {
     _mm512_mask_blend_epi64(b5, lo, hi)
 }
 
+/// The eight accumulators (Jacobian, per lane) and the lanes still at infinity.
+struct Acc {
+    x: F,
+    y: F,
+    z: F,
+    at_infinity: __mmask8,
+}
+
+impl Acc {
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn new() -> Self {
+        let zero = F([_mm512_setzero_si512(); 5]);
+        Acc {
+            x: zero,
+            y: zero,
+            z: zero,
+            at_infinity: 0xff,
+        }
+    }
+
+    /// Adds the selected entry (x2, y2), negated where `negative`, in the lanes whose digit is
+    /// not zero: a mixed addition (8M + 3S), valid when the accumulator is neither infinity
+    /// (handled by selection) nor +-Q (ruled out by the callers' digit positions).
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn add_entry(&mut self, x2: &F, y2: &F, negative: __mmask8, zero_digit: __mmask8) {
+        let y2 = blend(negative, y2, &neg_canonical(y2));
+        let (x1, y1, z1) = (&self.x, &self.y, &self.z);
+        let z1z1 = mul(z1, z1);
+        let u2 = mul(x2, &z1z1);
+        let s2 = mul(&y2, &mul(z1, &z1z1));
+        let h = sub(&u2, x1);
+        let r = sub(&s2, y1);
+        let hh = mul(&h, &h);
+        let hhh = mul(&h, &hh);
+        let v = mul(x1, &hh);
+        let x3 = sub(&sub(&mul(&r, &r), &hhh), &add(&v, &v));
+        let y3 = sub(&mul(&r, &sub(&v, &x3)), &mul(y1, &hhh));
+        let z3 = mul(z1, &h);
+        // At infinity the sum is the entry itself; a zero digit keeps the accumulator.
+        let x3 = blend(self.at_infinity, &x3, x2);
+        let y3 = blend(self.at_infinity, &y3, &y2);
+        let z3 = blend(self.at_infinity, &z3, &splat(&ONE52));
+        self.x = blend(zero_digit, &x3, &self.x);
+        self.y = blend(zero_digit, &y3, &self.y);
+        self.z = blend(zero_digit, &z3, &self.z);
+        self.at_infinity &= zero_digit;
+    }
+
+    /// Per lane, (X, Y, Z) in the Montgomery form of `field`, fully reduced.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn store(&self, out: &mut [[[u64; 4]; 3]; 8]) {
+        let to_r256 = splat(&TO_R256);
+        for (c, v) in [self.x, self.y, self.z].iter().enumerate() {
+            let v = canonical(&mul(v, &to_r256));
+            let mut limbs = [[0u64; 8]; 5];
+            for (k, l) in limbs.iter_mut().enumerate() {
+                // SAFETY: a 64-byte store into an 8-lane array.
+                unsafe { _mm512_storeu_si512(l.as_mut_ptr().cast(), v.0[k]) };
+            }
+            for (lane, o) in out.iter_mut().enumerate() {
+                o[c] = from_radix52(&core::array::from_fn(|k| limbs[k][lane]));
+            }
+            limbs.zeroize();
+        }
+    }
+}
+
+/// Loads the 8 lanes' digits: (magnitude vector, zero-digit mask, negative mask).
 #[target_feature(enable = "avx512f,avx512ifma")]
-unsafe fn comb_x8(
+fn digits(mags: &[u64; 8], negs: &[u64; 8]) -> (V, __mmask8, __mmask8) {
+    // SAFETY: 64-byte loads of 8-lane arrays.
+    let (mag, neg) = unsafe {
+        (
+            _mm512_loadu_si512(mags.as_ptr().cast()),
+            _mm512_loadu_si512(negs.as_ptr().cast()),
+        )
+    };
+    let zero = _mm512_setzero_si512();
+    (
+        mag,
+        _mm512_cmpeq_epi64_mask(mag, zero),
+        _mm512_cmpneq_epi64_mask(neg, zero),
+    )
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn comb_x8(
     table: &Table52,
     mags: &[[u64; 8]; 37],
     negs: &[[u64; 8]; 37],
     out: &mut [[[u64; 4]; 3]; 8],
 ) {
-    let zero = F([_mm512_setzero_si512(); 5]);
-    let one = splat(&ONE52);
-    let (mut x1, mut y1, mut z1) = (zero, zero, zero);
-    // Lanes whose accumulator is still the point at infinity.
-    let mut at_infinity: __mmask8 = 0xff;
+    let mut acc = Acc::new();
     for (w, window) in table.iter().enumerate() {
-        // SAFETY: 64-byte loads of the window's 8-lane digit arrays.
-        let (mag, neg) = unsafe {
-            (
-                _mm512_loadu_si512(mags[w].as_ptr().cast()),
-                _mm512_loadu_si512(negs[w].as_ptr().cast()),
-            )
-        };
-        let zero_digit = _mm512_cmpeq_epi64_mask(mag, _mm512_setzero_si512());
-        let negative = _mm512_cmpneq_epi64_mask(neg, _mm512_setzero_si512());
-        // Entry mag - 1; a zero digit reads entry 63, which the blends below discard.
+        let (mag, zero_digit, negative) = digits(&mags[w], &negs[w]);
+        // Entry mag - 1; a zero digit reads entry 63, which `add_entry` discards.
         let idx = _mm512_and_si512(
             _mm512_sub_epi64(mag, _mm512_set1_epi64(1)),
             _mm512_set1_epi64(63),
@@ -279,43 +351,9 @@ unsafe fn comb_x8(
         let coord: [V; 10] = core::array::from_fn(|c| unsafe { pick(&window[c], idx, b4, b5) });
         let x2 = F([coord[0], coord[1], coord[2], coord[3], coord[4]]);
         let y2 = F([coord[5], coord[6], coord[7], coord[8], coord[9]]);
-        let y2 = blend(negative, &y2, &neg_canonical(&y2));
-
-        // Mixed addition (8M + 3S), valid when the accumulator is neither infinity nor +-Q.
-        let z1z1 = mul(&z1, &z1);
-        let u2 = mul(&x2, &z1z1);
-        let s2 = mul(&y2, &mul(&z1, &z1z1));
-        let h = sub(&u2, &x1);
-        let r = sub(&s2, &y1);
-        let hh = mul(&h, &h);
-        let hhh = mul(&h, &hh);
-        let v = mul(&x1, &hh);
-        let x3 = sub(&sub(&mul(&r, &r), &hhh), &add(&v, &v));
-        let y3 = sub(&mul(&r, &sub(&v, &x3)), &mul(&y1, &hhh));
-        let z3 = mul(&z1, &h);
-
-        // At infinity the sum is the entry itself; a zero digit keeps the accumulator.
-        let x3 = blend(at_infinity, &x3, &x2);
-        let y3 = blend(at_infinity, &y3, &y2);
-        let z3 = blend(at_infinity, &z3, &one);
-        x1 = blend(zero_digit, &x3, &x1);
-        y1 = blend(zero_digit, &y3, &y1);
-        z1 = blend(zero_digit, &z3, &z1);
-        at_infinity &= zero_digit;
+        acc.add_entry(&x2, &y2, negative, zero_digit);
     }
-    let to_r256 = splat(&TO_R256);
-    for (c, v) in [x1, y1, z1].iter().enumerate() {
-        let v = canonical(&mul(v, &to_r256));
-        let mut limbs = [[0u64; 8]; 5];
-        for (k, l) in limbs.iter_mut().enumerate() {
-            // SAFETY: a 64-byte store into an 8-lane array.
-            unsafe { _mm512_storeu_si512(l.as_mut_ptr().cast(), v.0[k]) };
-        }
-        for (lane, o) in out.iter_mut().enumerate() {
-            o[c] = from_radix52(&core::array::from_fn(|k| limbs[k][lane]));
-        }
-        limbs.zeroize();
-    }
+    acc.store(out);
 }
 
 #[cfg(test)]
