@@ -46,8 +46,8 @@ pub(crate) fn crypt_block(_token: Avx512, rk_a1: &[u32; 32], block: &mut Block) 
     unsafe { crypt_block_avx512(rk_a1, block) }
 }
 
-/// Up to this many blocks left over after the 16-block sets go through the one-block path.
-const SINGLE_UP_TO: usize = 3;
+/// Up to this many blocks left over after the 16-block sets go through the four-lane path.
+const LANES_UP_TO: usize = 4;
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,gfni")]
 fn crypt_blocks_avx512(rk: &[u32; 32], blocks: &mut [Block]) {
@@ -59,18 +59,16 @@ fn crypt_blocks_avx512(rk: &[u32; 32], blocks: &mut [Block]) {
     for chunk in sets {
         crypt_sets::<1>(rk, chunk.as_flattened_mut());
     }
-    // A few leftover blocks: one by one on the low-latency path (they overlap out of order),
-    // cheaper than a 16-block pass padded with empty blocks.
-    if rest.len() <= SINGLE_UP_TO {
-        for b in rest.iter_mut() {
-            crypt_block_avx512(rk, b);
-        }
-    } else {
+    // A few leftover blocks: side by side in the lanes of the low-latency path, cheaper than a
+    // 16-block pass padded with empty blocks.
+    if (1..=LANES_UP_TO).contains(&rest.len()) {
+        crypt_lanes4(rk, rest);
+    } else if !rest.is_empty() {
         let mut buf = [[0u8; 16]; 16];
         buf[..rest.len()].copy_from_slice(rest);
         crypt_sets::<1>(rk, buf.as_flattened_mut());
         rest.copy_from_slice(&buf[..rest.len()]);
-        zeroize::Zeroize::zeroize(&mut buf);
+        zeroize::Zeroize::zeroize(buf[..rest.len()].as_flattened_mut());
     }
 }
 
@@ -108,7 +106,8 @@ fn transpose(b: [__m512i; 4]) -> [__m512i; 4] {
 /// GF2P8AFFINEINVQB (G_1 = G_2), three byte rotations and the XORs. The byte rotations are
 /// VPSHUFB rather than VPROLD so they run on the shuffle port while the GFNI instructions
 /// occupy the other vector port.
-#[inline(always)]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,gfni")]
+#[inline]
 fn crypt_sets<const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
     debug_assert_eq!(data.len(), 256 * S);
     // SAFETY: AVX-512 F/BW/VL and GFNI are enabled in the only caller; loads and stores stay
@@ -186,17 +185,25 @@ fn crypt_sets<const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
 
 #[target_feature(enable = "avx512f,avx512vl,gfni,ssse3")]
 fn crypt_block_avx512(rk_a1: &[u32; 32], block: &mut Block) {
-    // SAFETY: the target features are enabled; the load and store are the 16 bytes of `block`.
+    crypt_lanes4(rk_a1, core::slice::from_mut(block));
+}
+
+/// One to four blocks at the latency of one: block j in lane j of four XMM registers (one
+/// word each), the rounds computing in every lane alike.
+#[target_feature(enable = "avx512f,avx512vl,gfni,ssse3")]
+fn crypt_lanes4(rk_a1: &[u32; 32], blocks: &mut [Block]) {
+    debug_assert!((1..=4).contains(&blocks.len()));
+    // SAFETY: the target features are enabled; loads and stores are the 16 bytes of each block.
     unsafe {
         let bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
-        let x = _mm_shuffle_epi8(_mm_loadu_si128(block.as_ptr().cast()), bswap);
-        let y = _mm_gf2p8affine_epi64_epi8::<0>(x, _mm_set1_epi64x(GFNI_A1 as i64));
+        let b: [__m128i; 4] = core::array::from_fn(|j| match blocks.get(j) {
+            Some(blk) => _mm_shuffle_epi8(_mm_loadu_si128(blk.as_ptr().cast()), bswap),
+            None => _mm_setzero_si128(),
+        });
+        let a1 = _mm_set1_epi64x(GFNI_A1 as i64);
+        let [w0, w1, w2, w3] = transpose4(b).map(|w| _mm_gf2p8affine_epi64_epi8::<0>(w, a1));
+        let (mut w0, mut w1, mut w2, mut w3) = (w0, w1, w2, w3);
         let g = GFNI_G.map(|m| _mm_set1_epi64x(m as i64));
-        // Every lane of w_k holds word k: the rounds compute in all lanes alike.
-        let mut w0 = _mm_shuffle_epi32::<0x00>(y);
-        let mut w1 = _mm_shuffle_epi32::<0x55>(y);
-        let mut w2 = _mm_shuffle_epi32::<0xaa>(y);
-        let mut w3 = _mm_shuffle_epi32::<0xff>(y);
         let key = |i: usize| _mm_set1_epi32(rk_a1[i % 32] as i32);
         // The S-box input of round 0; later ones are formed as each round ends.
         let mut input = _mm_ternarylogic_epi32::<0x96>(_mm_xor_si128(w1, w2), w3, key(0));
@@ -226,9 +233,24 @@ fn crypt_block_avx512(rk_a1: &[u32; 32], block: &mut Block) {
         // Back from the A1 domain; the output is X35, X34, X33, X32.
         let inv = _mm_set1_epi64x(GFNI_A1_INV as i64);
         let x = w.map(|v| _mm_gf2p8affine_epi64_epi8::<0>(v, inv));
-        let lo = _mm_unpacklo_epi32(x[3], x[2]);
-        let hi = _mm_unpacklo_epi32(x[1], x[0]);
-        let out = _mm_shuffle_epi8(_mm_unpacklo_epi64(lo, hi), bswap);
-        _mm_storeu_si128(block.as_mut_ptr().cast(), out);
+        let out = transpose4([x[3], x[2], x[1], x[0]]);
+        for (blk, v) in blocks.iter_mut().zip(out) {
+            _mm_storeu_si128(blk.as_mut_ptr().cast(), _mm_shuffle_epi8(v, bswap));
+        }
     }
+}
+
+/// A 4x4 transpose of 32-bit words: lane j of output k is lane k of input j.
+#[target_feature(enable = "avx512f,avx512vl,gfni,ssse3")]
+fn transpose4(b: [__m128i; 4]) -> [__m128i; 4] {
+    let t0 = _mm_unpacklo_epi32(b[0], b[1]);
+    let t1 = _mm_unpackhi_epi32(b[0], b[1]);
+    let t2 = _mm_unpacklo_epi32(b[2], b[3]);
+    let t3 = _mm_unpackhi_epi32(b[2], b[3]);
+    [
+        _mm_unpacklo_epi64(t0, t2),
+        _mm_unpackhi_epi64(t0, t2),
+        _mm_unpacklo_epi64(t1, t3),
+        _mm_unpackhi_epi64(t1, t3),
+    ]
 }

@@ -69,8 +69,12 @@ pub(crate) fn apply<I: Increment>(
 ) -> Option<(Block, usize)> {
     let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
     let mut leftover = None;
+    // Only the blocks used are wiped: a whole-buffer wipe (volatile byte stores) would cost
+    // more than the cipher on short messages.
+    let mut used = 0;
     for chunk in data.chunks_mut(16 * CHUNK_BLOCKS) {
         let n = chunk.len().div_ceil(16);
+        used = used.max(n);
         inc.fill(counter, &mut ks[..n]);
         cipher.encrypt_blocks(&mut ks[..n]);
         xor_in_place(chunk, ks[..n].as_flattened());
@@ -79,7 +83,7 @@ pub(crate) fn apply<I: Increment>(
             leftover = Some((ks[n - 1], partial));
         }
     }
-    zeroize::Zeroize::zeroize(&mut ks);
+    zeroize::Zeroize::zeroize(ks[..used].as_flattened_mut());
     leftover
 }
 

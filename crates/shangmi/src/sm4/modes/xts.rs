@@ -101,8 +101,10 @@ impl Xts {
         let (bulk, rest) = data.split_at_mut(16 * bulk_blocks);
         let (blocks, _) = bulk.as_chunks_mut::<16>();
         let mut tweaks = [[0u8; 16]; CHUNK_BLOCKS];
+        let mut used = 0;
         for chunk in blocks.chunks_mut(CHUNK_BLOCKS) {
             let n = chunk.len();
+            used = used.max(n);
             for tw in &mut tweaks[..n] {
                 *tw = t.block();
                 t.double();
@@ -116,7 +118,7 @@ impl Xts {
             }
             xor_in_place(chunk.as_flattened_mut(), tweaks[..n].as_flattened());
         }
-        zeroize::Zeroize::zeroize(&mut tweaks);
+        zeroize::Zeroize::zeroize(tweaks[..used].as_flattened_mut());
         if tail != 0 {
             self.steal(&mut t, rest, tail, encrypt);
         }
