@@ -1,6 +1,8 @@
 //! SM2 key pairs: the private scalar d in [1, n-2] and the public point P = d G.
 
+use std::sync::OnceLock;
 use subtle::ConstantTimeEq;
+
 use zeroize::{Zeroize, Zeroizing};
 
 use super::Error;
@@ -154,14 +156,15 @@ fn id_prefix(id: &[u8]) -> Sm3 {
     h
 }
 
-/// A private key with what signing needs precomputed: (1 + d)^-1 mod n, the public key and
-/// Z for the default ID. Wiped on drop.
+/// A private key and its public key. What only signing needs, (1 + d)^-1 mod n and Z for the
+/// default ID, is computed on the first signature and kept: a key made for decryption or key
+/// exchange never pays for it. Wiped on drop.
 #[derive(Clone)]
 pub struct SigningKey {
     pub(crate) d: Scalar,
-    pub(crate) d1_inv: Scalar,
+    d1_inv: OnceLock<Scalar>,
     pub(crate) public: VerifyingKey,
-    pub(crate) z_default: [u8; 32],
+    z_default: OnceLock<[u8; 32]>,
     pub(crate) engine: Engine,
 }
 
@@ -213,14 +216,27 @@ impl SigningKey {
                 engine,
             )
         });
-        let d1_inv = d.add(&Scalar::ONE).invert();
-        let z_default = public.z(DEFAULT_ID)?;
         Ok(SigningKey {
             d,
-            d1_inv,
+            d1_inv: OnceLock::new(),
             public,
-            z_default,
+            z_default: OnceLock::new(),
             engine,
+        })
+    }
+
+    /// (1 + d)^-1 mod n (d <= n - 2, so 1 + d is invertible), in constant time.
+    pub(crate) fn d1_inv(&self) -> &Scalar {
+        self.d1_inv
+            .get_or_init(|| self.d.add(&Scalar::ONE).invert())
+    }
+
+    /// Z of the public key under the default ID.
+    pub(crate) fn z_default(&self) -> &[u8; 32] {
+        self.z_default.get_or_init(|| {
+            self.public
+                .z(DEFAULT_ID)
+                .expect("the default ID is within the length limit")
         })
     }
 
@@ -245,6 +261,8 @@ impl SigningKey {
 impl Drop for SigningKey {
     fn drop(&mut self) {
         self.d.zeroize();
-        self.d1_inv.zeroize();
+        if let Some(s) = self.d1_inv.get_mut() {
+            s.zeroize();
+        }
     }
 }

@@ -248,7 +248,7 @@ impl SigningKey {
             return Err(Error::KeyExchange);
         }
         let own_z = if ex.own_id == super::DEFAULT_ID {
-            self.z_default
+            *self.z_default()
         } else {
             self.public.z(ex.own_id)?
         };

@@ -104,7 +104,7 @@ impl SigningKey {
     /// Signs `msg` (default ID) with a nonce from `pool`: one pooled nonce per signature, never
     /// reused. See [`PresignPool`] for what pooling trades.
     pub fn sign_with_pool(&self, pool: &mut PresignPool, msg: &[u8]) -> Result<Signature, Error> {
-        self.sign_digest_with_pool(pool, &digest(&self.z_default, msg))
+        self.sign_digest_with_pool(pool, &digest(self.z_default(), msg))
     }
 
     /// Signs a precomputed e with a nonce from `pool`.

@@ -152,13 +152,13 @@ pub(crate) fn digest(z: &[u8; 32], msg: &[u8]) -> [u8; 32] {
 impl SigningKey {
     /// Signs `msg` with the default ID ("1234567812345678").
     pub fn sign(&self, msg: &[u8]) -> Result<Signature, Error> {
-        self.sign_digest(&digest(&self.z_default, msg))
+        self.sign_digest(&digest(self.z_default(), msg))
     }
 
     /// Signs `msg` under the identity `id` (at most 8191 bytes; may be empty).
     pub fn sign_with_id(&self, id: &[u8], msg: &[u8]) -> Result<Signature, Error> {
         let z = if id == DEFAULT_ID {
-            self.z_default
+            *self.z_default()
         } else {
             self.public.z(id)?
         };
@@ -229,7 +229,7 @@ impl SigningKey {
         if crate::ct::public_choice(r.is_zero() | r.add(k).is_zero()) {
             return Err(Error::InvalidNonce);
         }
-        let s = self.d1_inv.mul(&k.sub(&r.mul(&self.d)));
+        let s = self.d1_inv().mul(&k.sub(&r.mul(&self.d)));
         if crate::ct::public_choice(s.is_zero()) {
             return Err(Error::InvalidNonce);
         }
