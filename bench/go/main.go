@@ -2,12 +2,16 @@
 // github.com/tjfoc/gmsm) for shangmi-bench, which runs it as a child process in the same
 // benchmark run.
 //
-// It reads cases from stdin, one per line: "<op> <size>" (size 0 for per-operation ops),
-// and writes one JSON object per line and implementation, then {} to end the case (alone
-// for an op no Go library has):
+// The conversation, one line each way per step, so that the Go peers take their turns inside
+// shangmi-bench's rounds rather than after them:
 //
-//	{"op":"sm3","size":8192,"impl":"gmsm","version":"v0.44.1","unit":"MB/s",
-//	 "median":312.5,"trimmed":310.1,"check":"<hex>"}
+//	> case <op> <size>     (size 0 for per-operation ops)
+//	< {"impl":"gmsm","version":"v0.44.1","unit":"MB/s","check":"<hex>"}   one per implementation
+//	< {}                   (alone for an op no Go library has)
+//	> round                (as many as shangmi-bench has rounds)
+//	< {"rates":[312.5,140.2]}   one timed slice per implementation, in the order above
+//
+// A new "case" line ends the previous case.
 //
 // "check" is the SM3 digest (hex) of what the operation produced on the shared
 // deterministic input (a xorshift stream and fixed keys, the same as shangmi-bench's), so
@@ -25,7 +29,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -77,15 +80,11 @@ type candidate struct {
 	check, run    job
 }
 
-type result struct {
-	Op      string  `json:"op"`
-	Size    *int    `json:"size"`
-	Impl    string  `json:"impl"`
-	Version string  `json:"version"`
-	Unit    string  `json:"unit"`
-	Median  float64 `json:"median"`
-	Trimmed float64 `json:"trimmed"`
-	Check   string  `json:"check"`
+type header struct {
+	Impl    string `json:"impl"`
+	Version string `json:"version"`
+	Unit    string `json:"unit"`
+	Check   string `json:"check"`
 }
 
 func must(err error) {
@@ -315,9 +314,16 @@ func sm2Cases(op string, n int, data []byte, gm, tj func(job) candidate) []candi
 	return nil
 }
 
-// measure runs each candidate in slices, taking turns round by round, and returns the median
-// and the trimmed mean (largest and smallest dropped) of its rates.
-func measure(cands []candidate, rounds int, slice time.Duration, work float64) [][2]float64 {
+// session is the case being measured: its candidates and how many calls fill a slice.
+type session struct {
+	cands []candidate
+	calls []int
+	work  float64
+	round int
+}
+
+// calibrate finds, for each candidate, how many calls fill a slice.
+func calibrate(cands []candidate, slice time.Duration) []int {
 	calls := make([]int, len(cands))
 	for i, c := range cands {
 		start := time.Now()
@@ -329,72 +335,64 @@ func measure(cands []candidate, rounds int, slice time.Duration, work float64) [
 		per := time.Since(start).Seconds() / float64(n)
 		calls[i] = max(1, int(slice.Seconds()/per))
 	}
-	rates := make([][]float64, len(cands))
-	for r := 0; r < rounds; r++ {
-		for j := range cands {
-			i := (r + j) % len(cands)
-			start := time.Now()
-			for k := 0; k < calls[i]; k++ {
-				cands[i].run()
-			}
-			rates[i] = append(rates[i], work*float64(calls[i])/time.Since(start).Seconds())
+	return calls
+}
+
+// runRound times one slice of each candidate (who goes first rotates) and returns the rates
+// in candidate order.
+func (s *session) runRound() []float64 {
+	rates := make([]float64, len(s.cands))
+	for j := range s.cands {
+		i := (s.round + j) % len(s.cands)
+		start := time.Now()
+		for k := 0; k < s.calls[i]; k++ {
+			s.cands[i].run()
 		}
+		rates[i] = s.work * float64(s.calls[i]) / time.Since(start).Seconds()
 	}
-	out := make([][2]float64, len(cands))
-	for i, r := range rates {
-		sort.Float64s(r)
-		med := r[len(r)/2]
-		if len(r)%2 == 0 {
-			med = (r[len(r)/2-1] + r[len(r)/2]) / 2
-		}
-		trimmed := med
-		if len(r) > 2 {
-			sum := 0.0
-			for _, v := range r[1 : len(r)-1] {
-				sum += v
-			}
-			trimmed = sum / float64(len(r)-2)
-		}
-		out[i] = [2]float64{med, trimmed}
-	}
-	return out
+	s.round++
+	return rates
 }
 
 func main() {
-	rounds := flag.Int("rounds", 9, "rounds per case")
 	sliceMs := flag.Int("slice-ms", 40, "milliseconds per implementation per round")
 	flag.Parse()
 	slice := time.Duration(*sliceMs) * time.Millisecond
 	enc := json.NewEncoder(os.Stdout)
 	sc := bufio.NewScanner(os.Stdin)
+	var cur *session
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) != 2 {
-			continue
-		}
-		op := fields[0]
-		n, err := strconv.Atoi(fields[1])
-		must(err)
-		cands := cases(op, n)
-		if len(cands) == 0 {
+		switch {
+		case len(fields) == 1 && fields[0] == "round":
+			rates := []float64{}
+			if cur != nil {
+				rates = cur.runRound()
+			}
+			must(enc.Encode(struct {
+				Rates []float64 `json:"rates"`
+			}{rates}))
+		case len(fields) == 3 && fields[0] == "case":
+			op := fields[1]
+			n, err := strconv.Atoi(fields[2])
+			must(err)
+			cur = nil
+			cands := cases(op, n)
+			if len(cands) > 0 {
+				unit, work := "MB/s", float64(n)/1e6
+				if n == 0 || (strings.HasPrefix(op, "sm2-") && n <= 1024) {
+					unit, work = "ops/s", 1
+				}
+				// The check comes first: a peer is timed only after its output is known.
+				for _, c := range cands {
+					sum := gmsm3.Sum(c.check())
+					must(enc.Encode(header{c.impl, c.version, unit, hex.EncodeToString(sum[:])}))
+				}
+				cur = &session{cands: cands, calls: calibrate(cands, slice), work: work}
+			}
+			// An empty object ends the headers.
 			must(enc.Encode(struct{}{}))
-			continue
 		}
-		unit, work := "MB/s", float64(n)/1e6
-		var size *int
-		if n == 0 || (strings.HasPrefix(op, "sm2-") && n <= 1024) {
-			unit, work = "ops/s", 1
-		}
-		if n != 0 {
-			size = &n
-		}
-		figs := measure(cands, *rounds, slice, work)
-		for i, c := range cands {
-			sum := gmsm3.Sum(c.check())
-			must(enc.Encode(result{op, size, c.impl, c.version, unit, figs[i][0], figs[i][1], hex.EncodeToString(sum[:])}))
-		}
-		// An empty object ends each case's records.
-		must(enc.Encode(struct{}{}))
 	}
 	must(sc.Err())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"testing"
+	"time"
 )
 
 // The values below are shangmi's (see shangmi-bench's input.rs and sm4_ops.rs): the Go side
@@ -46,5 +47,21 @@ func TestEveryLibraryAgreesWithShangmi(t *testing.T) {
 	}
 	if cases("md5", 16) != nil {
 		t.Error("unknown ops have no candidates")
+	}
+}
+
+func TestARoundTimesEveryCandidate(t *testing.T) {
+	cands := cases("sm3", 64)
+	s := &session{cands: cands, calls: calibrate(cands, time.Millisecond), work: 64 / 1e6}
+	for round := 0; round < 3; round++ {
+		rates := s.runRound()
+		if len(rates) != len(cands) {
+			t.Fatalf("%d rates for %d candidates", len(rates), len(cands))
+		}
+		for i, r := range rates {
+			if !(r > 0) {
+				t.Errorf("round %d: %s rate %v", round, cands[i].impl, r)
+			}
+		}
 	}
 }

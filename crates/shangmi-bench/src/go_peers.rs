@@ -1,13 +1,14 @@
 //! The Go peers (emmansun/gmsm and tjfoc/gmsm), measured by `bench/go` in a child process
-//! right after the in-process candidates of the same case, with the same rounds and slices.
-//! Each result carries the SM3 digest of what the peer computed; results that disagree with
-//! shangmi's output are reported and dropped.
+//! that takes its turn at the end of every round of each case, with the same slices, so their
+//! figures come from the same moments as the in-process ones. Before timing, each peer reports
+//! the SM3 digest of what it computed; a peer that disagrees with shangmi's output is reported
+//! and its figures dropped.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use crate::harness::{Figure, Plan, Unit};
+use crate::harness::{Figure, Peers, Plan, Unit, median, trimmed_mean};
 
 pub struct GoPeers {
     child: Child,
@@ -15,6 +16,15 @@ pub struct GoPeers {
     stdout: BufReader<ChildStdout>,
     /// impl -> version, as the peers report them.
     pub versions: Vec<(String, String)>,
+    /// The case in progress: op, size, and per peer (impl, unit, agrees, rates).
+    case: Option<(&'static str, Option<usize>, Vec<Peer>)>,
+}
+
+struct Peer {
+    imp: String,
+    unit: Unit,
+    agrees: bool,
+    rates: Vec<f64>,
 }
 
 fn workspace() -> PathBuf {
@@ -49,12 +59,7 @@ pub fn start(plan: &Plan) -> Result<GoPeers, String> {
         ));
     }
     let mut child = Command::new(&out)
-        .args([
-            "-rounds",
-            &plan.rounds.to_string(),
-            "-slice-ms",
-            &plan.slice.as_millis().to_string(),
-        ])
+        .args(["-slice-ms", &plan.slice.as_millis().to_string()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -66,6 +71,7 @@ pub fn start(plan: &Plan) -> Result<GoPeers, String> {
         stdin,
         stdout,
         versions: Vec::new(),
+        case: None,
     })
 }
 
@@ -80,62 +86,105 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 }
 
 impl GoPeers {
-    /// Measures one case; `reference` is shangmi's output for it.
-    pub fn measure(&mut self, op: &str, size: Option<usize>, reference: &[u8]) -> Vec<Figure> {
+    fn send(&mut self, line: &str) -> bool {
+        writeln!(self.stdin, "{line}").is_ok() && self.stdin.flush().is_ok()
+    }
+
+    fn read(&mut self) -> Option<String> {
+        let mut line = String::new();
+        match self.stdout.read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line.trim().to_string()),
+        }
+    }
+}
+
+impl Peers for GoPeers {
+    fn begin(&mut self, op: &'static str, size: Option<usize>, reference: &[u8]) {
+        self.case = None;
         let want = shangmi::sm3::hash(reference)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect::<String>();
-        if writeln!(self.stdin, "{op} {}", size.unwrap_or(0)).is_err()
-            || self.stdin.flush().is_err()
-        {
-            return Vec::new();
+        if !self.send(&format!("case {op} {}", size.unwrap_or(0))) {
+            return;
         }
-        let mut figs = Vec::new();
-        loop {
-            let mut line = String::new();
-            match self.stdout.read_line(&mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let line = line.trim();
+        let mut peers = Vec::new();
+        while let Some(line) = self.read() {
             if line == "{}" {
                 break;
             }
-            let (Some(imp), Some(unit), Some(median), Some(trimmed), Some(check), Some(version)) = (
-                field(line, "impl"),
-                field(line, "unit"),
-                field(line, "median").and_then(|m| m.parse::<f64>().ok()),
-                field(line, "trimmed").and_then(|m| m.parse::<f64>().ok()),
-                field(line, "check"),
-                field(line, "version"),
+            let (Some(imp), Some(unit), Some(check), Some(version)) = (
+                field(&line, "impl"),
+                field(&line, "unit"),
+                field(&line, "check"),
+                field(&line, "version"),
             ) else {
                 eprintln!("shangmi-bench: unreadable Go peer line: {line}");
                 continue;
             };
-            if check != want {
+            let agrees = check == want;
+            if !agrees {
                 eprintln!(
                     "shangmi-bench: {op} {size:?}: {imp} disagrees with shangmi; not reported"
                 );
-                continue;
             }
             if !self.versions.iter().any(|(i, _)| i == imp) {
                 self.versions.push((imp.to_string(), version.to_string()));
             }
-            figs.push(Figure {
-                op: op.to_string(),
-                size,
+            peers.push(Peer {
                 imp: imp.to_string(),
                 unit: if unit == "ops/s" {
                     Unit::OpsPerSec
                 } else {
                     Unit::MBps
                 },
-                median,
-                trimmed,
+                agrees,
+                rates: Vec::new(),
             });
         }
-        figs
+        self.case = Some((op, size, peers));
+    }
+
+    fn round(&mut self) {
+        if !matches!(&self.case, Some((_, _, p)) if !p.is_empty()) || !self.send("round") {
+            return;
+        }
+        let Some(line) = self.read() else { return };
+        let rates: Vec<f64> = line
+            .split(['[', ']'])
+            .nth(1)
+            .unwrap_or("")
+            .split(',')
+            .filter_map(|v| v.trim().parse().ok())
+            .collect();
+        if let Some((_, _, peers)) = self.case.as_mut() {
+            if rates.len() != peers.len() {
+                eprintln!("shangmi-bench: unreadable Go peer round: {line}");
+                return;
+            }
+            for (p, r) in peers.iter_mut().zip(rates) {
+                p.rates.push(r);
+            }
+        }
+    }
+
+    fn end(&mut self) -> Vec<Figure> {
+        let Some((op, size, peers)) = self.case.take() else {
+            return Vec::new();
+        };
+        peers
+            .into_iter()
+            .filter(|p| p.agrees && !p.rates.is_empty())
+            .map(|p| Figure {
+                op: op.to_string(),
+                size,
+                imp: p.imp,
+                unit: p.unit,
+                trimmed: trimmed_mean(&p.rates),
+                median: median(p.rates),
+            })
+            .collect()
     }
 }
 

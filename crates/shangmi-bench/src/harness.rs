@@ -104,11 +104,33 @@ pub struct Plan {
     pub slice: Duration,
 }
 
+/// Implementations measured outside this process (the Go peers), taking their turn at the end
+/// of each round, so their figures come from the same moments as the in-process ones.
+pub trait Peers {
+    /// Starts a case; `reference` is shangmi's output, to check the peers' against.
+    fn begin(&mut self, op: &'static str, size: Option<usize>, reference: &[u8]);
+    /// One timed slice of each peer.
+    fn round(&mut self);
+    /// The figures of the peers that computed the right thing.
+    fn end(&mut self) -> Vec<Figure>;
+}
+
+/// No out-of-process peers.
+pub struct NoPeers;
+
+impl Peers for NoPeers {
+    fn begin(&mut self, _: &'static str, _: Option<usize>, _: &[u8]) {}
+    fn round(&mut self) {}
+    fn end(&mut self) -> Vec<Figure> {
+        Vec::new()
+    }
+}
+
 /// Checks that every candidate computes what the first (shangmi; never a yardstick) computes,
-/// then times them.
+/// then times them, with `peers` taking their turn in every round.
 /// A candidate that disagrees is reported and left out: a peer that silently fails would look
 /// fast. Returns the figures and the reference output (for checking out-of-process peers).
-pub fn measure(case: &mut Case, plan: &Plan) -> (Vec<Figure>, Vec<u8>) {
+pub fn measure(case: &mut Case, plan: &Plan, peers: &mut dyn Peers) -> Vec<Figure> {
     let mut reference = vec![0u8; case.out_len];
     let mut ok = Vec::new();
     let first = case.candidates.first().map_or("?", |c| c.imp);
@@ -138,6 +160,7 @@ pub fn measure(case: &mut Case, plan: &Plan) -> (Vec<Figure>, Vec<u8>) {
             ok.push(false);
         }
     }
+    peers.begin(case.op, case.size, &reference);
     // Calibrate: how many calls fill a slice.
     let mut out = vec![0u8; case.out_len];
     let mut calls: Vec<u64> = Vec::new();
@@ -172,8 +195,9 @@ pub fn measure(case: &mut Case, plan: &Plan) -> (Vec<Figure>, Vec<u8>) {
                 Unit::OpsPerSec => amount / secs,
             });
         }
+        peers.round();
     }
-    let figures = case
+    let mut figures: Vec<Figure> = case
         .candidates
         .iter()
         .zip(rates)
@@ -188,7 +212,8 @@ pub fn measure(case: &mut Case, plan: &Plan) -> (Vec<Figure>, Vec<u8>) {
             median: median(r),
         })
         .collect();
-    (figures, reference)
+    figures.extend(peers.end());
+    figures
 }
 
 /// The mean without the largest and the smallest value (the plain mean under three values).

@@ -81,11 +81,11 @@ fn main() -> ExitCode {
     let mut figures = Vec::new();
     for case in &mut cases {
         eprintln!("  {} {}", case.op, harness::size_label(case.size));
-        let (figs, reference) = harness::measure(case, &plan);
-        figures.extend(figs);
-        if let Some(g) = go.as_mut() {
-            figures.extend(g.measure(case.op, case.size, &reference));
-        }
+        let peers: &mut dyn harness::Peers = match go.as_mut() {
+            Some(g) => g,
+            None => &mut harness::NoPeers,
+        };
+        figures.extend(harness::measure(case, &plan, peers));
     }
     if let Some(g) = &go {
         env.versions.extend(g.versions.iter().cloned());
