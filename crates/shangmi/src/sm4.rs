@@ -216,7 +216,7 @@ impl Sm4 {
         match self.engine {
             Engine::Soft => soft_word::crypt_blocks(&s.rk, core::slice::from_mut(block)),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk, core::slice::from_mut(block)),
+            Engine::AesNi(t) => x86_aesni::crypt_block(t, &s.rk, block),
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_block(t, &s.rk_a1, block),
         }

@@ -15,6 +15,12 @@ use super::Block;
 use super::constants::{POST_HI, POST_LO, PRE_HI, PRE_LO};
 use crate::cpu::Avx2;
 
+/// One block on the low-latency path (chained modes).
+pub(crate) fn crypt_block(_token: Avx2, rk: &[u32; 32], block: &mut Block) {
+    // SAFETY: the token proves AVX2 and AES-NI.
+    unsafe { crypt_lanes4(rk, core::slice::from_mut(block)) }
+}
+
 /// Encrypts (or, with reversed round keys, decrypts) blocks.
 pub(crate) fn crypt_blocks(_token: Avx2, rk: &[u32; 32], blocks: &mut [Block]) {
     // SAFETY: the token proves AVX2 and AES-NI.
@@ -31,7 +37,9 @@ fn crypt_blocks_avx2(rk: &[u32; 32], blocks: &mut [Block]) {
     for chunk in sets {
         crypt_sets::<1>(rk, chunk.as_flattened_mut());
     }
-    if !rest.is_empty() {
+    if (1..=4).contains(&rest.len()) {
+        crypt_lanes4(rk, rest);
+    } else if !rest.is_empty() {
         let mut buf = [[0u8; 16]; 8];
         buf[..rest.len()].copy_from_slice(rest);
         crypt_sets::<1>(rk, buf.as_flattened_mut());
@@ -196,5 +204,92 @@ fn crypt_sets<const S: usize>(rk: &[u32; 32], data: &mut [u8]) {
                 _mm256_storeu_si256(p.add(4 * s + i), _mm256_shuffle_epi8(*v, c.bswap));
             }
         }
+    }
+}
+
+/// A 4x4 transpose of 32-bit words: lane j of output k is lane k of input j (SSE2, so any
+/// x86-64 has it).
+#[inline(always)]
+pub(crate) fn transpose4(b: [__m128i; 4]) -> [__m128i; 4] {
+    // SAFETY: register-only SSE2 shuffles; SSE2 is part of x86-64.
+    unsafe {
+        let t0 = _mm_unpacklo_epi32(b[0], b[1]);
+        let t1 = _mm_unpackhi_epi32(b[0], b[1]);
+        let t2 = _mm_unpacklo_epi32(b[2], b[3]);
+        let t3 = _mm_unpackhi_epi32(b[2], b[3]);
+        [
+            _mm_unpacklo_epi64(t0, t2),
+            _mm_unpackhi_epi64(t0, t2),
+            _mm_unpacklo_epi64(t1, t3),
+            _mm_unpackhi_epi64(t1, t3),
+        ]
+    }
+}
+
+/// One to four blocks, block j in lane j of four XMM registers (one word each): the path for
+/// chained modes and short messages. XMM-wide, AESENCLAST needs no split of its operand, which
+/// takes about a third off the latency of a round against the 8-block YMM pass.
+#[target_feature(enable = "avx2,aes")]
+fn crypt_lanes4(rk: &[u32; 32], blocks: &mut [Block]) {
+    debug_assert!((1..=4).contains(&blocks.len()));
+    let c = consts();
+    // The YMM constants hold the same 16 bytes in both lanes.
+    let low = |v: __m256i| _mm256_castsi256_si128(v);
+    let (bswap, mask, shift_rows) = (low(c.bswap), low(c.low_nibble), low(c.inv_shift_rows));
+    let (pre_lo, pre_hi, post_lo, post_hi) =
+        (low(c.pre_lo), low(c.pre_hi), low(c.post_lo), low(c.post_hi));
+    let (rot8, rot16, rot24) = (low(c.rot8), low(c.rot16), low(c.rot24));
+    let nibbles = |x: __m128i, lo: __m128i, hi: __m128i| {
+        let l = _mm_shuffle_epi8(lo, _mm_and_si128(x, mask));
+        let h = _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16::<4>(x), mask));
+        _mm_xor_si128(l, h)
+    };
+    let round = |x0: __m128i, t: __m128i| {
+        let t = nibbles(_mm_shuffle_epi8(t, shift_rows), pre_lo, pre_hi);
+        let t = nibbles(
+            _mm_aesenclast_si128(t, _mm_setzero_si128()),
+            post_lo,
+            post_hi,
+        );
+        let a = _mm_xor_si128(
+            _mm_xor_si128(t, _mm_shuffle_epi8(t, rot8)),
+            _mm_shuffle_epi8(t, rot16),
+        );
+        let a = _mm_or_si128(_mm_slli_epi32::<2>(a), _mm_srli_epi32::<30>(a));
+        _mm_xor_si128(
+            _mm_xor_si128(x0, t),
+            _mm_xor_si128(a, _mm_shuffle_epi8(t, rot24)),
+        )
+    };
+    // SAFETY: 16-byte loads of the blocks present.
+    let b: [__m128i; 4] = core::array::from_fn(|j| match blocks.get(j) {
+        Some(blk) => unsafe { _mm_shuffle_epi8(_mm_loadu_si128(blk.as_ptr().cast()), bswap) },
+        None => _mm_setzero_si128(),
+    });
+    let [mut w0, mut w1, mut w2, mut w3] = transpose4(b);
+    let key = |i: usize| _mm_set1_epi32(rk[i] as i32);
+    for i in (0..32).step_by(4) {
+        w0 = round(
+            w0,
+            _mm_xor_si128(_mm_xor_si128(w1, w2), _mm_xor_si128(w3, key(i))),
+        );
+        w1 = round(
+            w1,
+            _mm_xor_si128(_mm_xor_si128(w2, w3), _mm_xor_si128(w0, key(i + 1))),
+        );
+        w2 = round(
+            w2,
+            _mm_xor_si128(_mm_xor_si128(w3, w0), _mm_xor_si128(w1, key(i + 2))),
+        );
+        w3 = round(
+            w3,
+            _mm_xor_si128(_mm_xor_si128(w0, w1), _mm_xor_si128(w2, key(i + 3))),
+        );
+    }
+    // The output is X35, X34, X33, X32.
+    let out = transpose4([w3, w2, w1, w0]);
+    for (blk, v) in blocks.iter_mut().zip(out) {
+        // SAFETY: a 16-byte store into the block.
+        unsafe { _mm_storeu_si128(blk.as_mut_ptr().cast(), _mm_shuffle_epi8(v, bswap)) };
     }
 }

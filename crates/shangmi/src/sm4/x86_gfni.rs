@@ -16,6 +16,7 @@ use core::arch::x86_64::*;
 
 use super::Block;
 use super::constants::{A1_ROWS, GFNI_A1, GFNI_A1_INV, GFNI_C1, GFNI_G, GFNI_KAPPA};
+use super::x86_aesni::transpose4;
 use crate::cpu::Avx512;
 
 /// Blocks per fully interleaved pass.
@@ -238,19 +239,4 @@ fn crypt_lanes4(rk_a1: &[u32; 32], blocks: &mut [Block]) {
             _mm_storeu_si128(blk.as_mut_ptr().cast(), _mm_shuffle_epi8(v, bswap));
         }
     }
-}
-
-/// A 4x4 transpose of 32-bit words: lane j of output k is lane k of input j.
-#[target_feature(enable = "avx512f,avx512vl,gfni,ssse3")]
-fn transpose4(b: [__m128i; 4]) -> [__m128i; 4] {
-    let t0 = _mm_unpacklo_epi32(b[0], b[1]);
-    let t1 = _mm_unpackhi_epi32(b[0], b[1]);
-    let t2 = _mm_unpacklo_epi32(b[2], b[3]);
-    let t3 = _mm_unpackhi_epi32(b[2], b[3]);
-    [
-        _mm_unpacklo_epi64(t0, t2),
-        _mm_unpackhi_epi64(t0, t2),
-        _mm_unpacklo_epi64(t1, t3),
-        _mm_unpackhi_epi64(t1, t3),
-    ]
 }
