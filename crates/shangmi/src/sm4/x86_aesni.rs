@@ -261,8 +261,8 @@ fn crypt_lanes4(rk: &[u32; 32], blocks: &mut [Block]) {
             _mm_xor_si128(a, _mm_shuffle_epi8(t, rot24)),
         )
     };
-    // SAFETY: 16-byte loads of the blocks present.
     let b: [__m128i; 4] = core::array::from_fn(|j| match blocks.get(j) {
+        // SAFETY: a 16-byte load of a block.
         Some(blk) => unsafe { _mm_shuffle_epi8(_mm_loadu_si128(blk.as_ptr().cast()), bswap) },
         None => _mm_setzero_si128(),
     });
