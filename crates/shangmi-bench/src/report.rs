@@ -159,6 +159,7 @@ pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration)
             let _ = writeln!(s, "- {l}");
         }
     }
+    s.push_str(&tiers_table(env, figs));
     let checks = target_checks(figs);
     if !checks.is_empty() {
         let _ = writeln!(s, "\nRatios the performance targets name (same run):\n");
@@ -169,9 +170,69 @@ pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration)
     s
 }
 
-/// Another implementation of the same op (not shangmi, not a baseline or a yardstick).
+/// Another implementation of the same op (not shangmi or one of its other tiers, not a
+/// baseline or a yardstick).
 fn is_peer(imp: &str) -> bool {
-    imp != "shangmi" && imp != "per-counter" && !imp.starts_with("yardstick:")
+    imp != "shangmi"
+        && !imp.starts_with("shangmi-")
+        && imp != "per-counter"
+        && !imp.starts_with("yardstick:")
+}
+
+/// shangmi's other tiers beside the one it picked and OpenSSL, in the cases that time them.
+fn tiers_table(env: &Environment, figs: &[Figure]) -> String {
+    let mut tiers: Vec<&str> = Vec::new();
+    for f in figs {
+        if let Some(t) = f.imp.strip_prefix("shangmi-")
+            && !tiers.contains(&t)
+        {
+            tiers.push(t);
+        }
+    }
+    // Fastest tier first, so the last column is the portable code.
+    let rank = |t: &str| ["avx512", "avx2", "portable"].iter().position(|r| *r == t);
+    tiers.sort_by_key(|t| rank(t).unwrap_or(usize::MAX));
+    let mut s = String::new();
+    if tiers.is_empty() {
+        return s;
+    }
+    let _ = write!(
+        s,
+        "\n### shangmi's other backends (same cases, same alternation)\n\n\
+         What shangmi does on CPUs without this one's extensions, forced onto each tier here. \
+         `portable` is the constant-time code with no SIMD (bitsliced S-box); OpenSSL's SM4 \
+         uses table lookups indexed by data.\n\n| op | size | {} (chosen) |",
+        env.backend
+    );
+    for t in &tiers {
+        let _ = write!(s, " {t} |");
+    }
+    let _ = writeln!(s, " openssl | {} / openssl |", tiers[tiers.len() - 1]);
+    let _ = write!(s, "|---|---|---:|");
+    for _ in &tiers {
+        let _ = write!(s, "---:|");
+    }
+    let _ = writeln!(s, "---:|---:|");
+    for ((op, size), row) in rows(figs) {
+        if !tiers
+            .iter()
+            .any(|t| row.contains_key(&format!("shangmi-{t}")))
+        {
+            continue;
+        }
+        let cell = |imp: &str| row.get(imp).map_or(String::new(), |f| number(f.median));
+        let _ = write!(s, "| {op} | {} | {} |", size_label(size), cell("shangmi"));
+        for t in &tiers {
+            let _ = write!(s, " {} |", cell(&format!("shangmi-{t}")));
+        }
+        let last = row.get(format!("shangmi-{}", tiers[tiers.len() - 1]).as_str());
+        let ratio = match (last, row.get("openssl")) {
+            (Some(a), Some(b)) => format!("{:.2}x", a.median / b.median),
+            _ => String::new(),
+        };
+        let _ = writeln!(s, " {} | {ratio} |", cell("openssl"));
+    }
+    s
 }
 
 type Key = (String, Option<usize>);

@@ -9,6 +9,7 @@ use cipher::{
     BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit, StreamCipher,
 };
 use openssl::symm::{Cipher, Crypter, Mode};
+use shangmi::Backend;
 use shangmi::sm4::modes::{cbc, ctr, xts};
 use shangmi::sm4::{Sm4, Sm4Gcm};
 
@@ -57,6 +58,15 @@ pub fn cases(quick: bool) -> Vec<Case> {
         // The peer of sm2-encrypt at 1 MiB in the published comparisons.
         v.push(cbc_enc_case(1 << 20));
     }
+    // shangmi's other tiers on this CPU beside the best one (and OpenSSL), in the cases of the
+    // modes every tier runs: the portable constant-time code against OpenSSL's tables.
+    for c in v.iter_mut() {
+        for (name, b) in other_tiers() {
+            if let Some(t) = tier_candidate(c.op, c.out_len, name, b) {
+                c.candidates.push(t);
+            }
+        }
+    }
     // AES-128-GCM timed inside the SM4 cases that the targets compare with it.
     for c in v.iter_mut().filter(|c| {
         c.size == Some(8192)
@@ -68,6 +78,59 @@ pub fn cases(quick: bool) -> Vec<Case> {
         c.candidates.push(aes_gcm_yardstick(8192));
     }
     v
+}
+
+/// The tiers this CPU runs other than the one shangmi picks, as `shangmi-<tier>`.
+fn other_tiers() -> Vec<(&'static str, Backend)> {
+    Backend::available()
+        .into_iter()
+        .filter(|b| *b != Backend::best())
+        .map(|b| {
+            let name = match b {
+                Backend::Portable => "shangmi-portable",
+                Backend::Avx2 => "shangmi-avx2",
+                Backend::Avx512 => "shangmi-avx512",
+                _ => "shangmi-other",
+            };
+            (name, b)
+        })
+        .collect()
+}
+
+/// The shangmi candidate of an ECB, CBC or CTR case with its key forced onto tier `b`.
+fn tier_candidate(op: &str, n: usize, name: &'static str, b: Backend) -> Option<Candidate> {
+    let c = Sm4::with_backend(&KEY, b).ok()?;
+    let data = input::bytes(n);
+    Some(match op {
+        "sm4-ecb" => Candidate::new(name, move |out| {
+            out.copy_from_slice(&data);
+            let (blocks, _) = out.as_chunks_mut::<16>();
+            c.encrypt_blocks(blocks);
+        }),
+        "sm4-cbc-enc" => Candidate::new(name, move |out| {
+            out.copy_from_slice(&data);
+            cbc::Encryptor::new(&c, &IV)
+                .encrypt_blocks(out)
+                .expect("whole blocks");
+        }),
+        "sm4-cbc-dec" => {
+            let mut ct = data;
+            cbc::Encryptor::new(&c, &IV)
+                .encrypt_blocks(&mut ct)
+                .expect("whole blocks");
+            Candidate::new(name, move |out| {
+                out.copy_from_slice(&ct);
+                cbc::Decryptor::new(&c, &IV)
+                    .decrypt_blocks(out)
+                    .expect("whole blocks");
+            })
+        }
+        "sm4-ctr" => Candidate::new(name, move |out| {
+            out.copy_from_slice(&data);
+            ctr::apply_keystream(&c, &IV, out).expect("ctr");
+        }),
+        _ => return None,
+    })
 }
 
 fn aes_gcm_yardstick(n: usize) -> Candidate {
