@@ -1,8 +1,8 @@
 //! SM2 key pairs: the private scalar d in [1, n-2] and the public point P = d G.
 
 use std::sync::OnceLock;
-use subtle::ConstantTimeEq;
 
+use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
 use super::Error;

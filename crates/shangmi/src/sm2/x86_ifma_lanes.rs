@@ -140,19 +140,22 @@ fn normalize(mut x: [V; 5]) -> [V; 5] {
     x
 }
 
-/// x mod-ish 2p: for limbs summing to a value in [0, 4p), the normalized value below 2p.
+/// x - m where that is not negative, else x, per lane (x normalized, m a constant).
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn reduce_2p(x: [V; 5]) -> F {
-    let x = normalize(x);
-    let mut d = x;
-    for (k, c) in P52X2.iter().enumerate() {
-        d[k] = _mm512_sub_epi64(d[k], _mm512_set1_epi64(*c as i64));
-    }
-    let d = normalize(d);
+fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
+    let d = normalize(core::array::from_fn(|k| {
+        _mm512_sub_epi64(x[k], _mm512_set1_epi64(m[k] as i64))
+    }));
     let ge = _mm512_cmpge_epi64_mask(d[4], _mm512_setzero_si512());
     F(core::array::from_fn(|k| {
         _mm512_mask_blend_epi64(ge, x[k], d[k])
     }))
+}
+
+/// For limbs summing to a value in [0, 4p), the normalized value below 2p.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn reduce_2p(x: [V; 5]) -> F {
+    sub_if_ge(normalize(x), &P52X2)
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]
@@ -211,15 +214,7 @@ fn neg_canonical(y: &F) -> F {
 /// The normalized value below 2p, reduced below p.
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn canonical(x: &F) -> F {
-    let mut d = x.0;
-    for (k, c) in P52.iter().enumerate() {
-        d[k] = _mm512_sub_epi64(d[k], _mm512_set1_epi64(*c as i64));
-    }
-    let d = normalize(d);
-    let ge = _mm512_cmpge_epi64_mask(d[4], _mm512_setzero_si512());
-    F(core::array::from_fn(|k| {
-        _mm512_mask_blend_epi64(ge, x.0[k], d[k])
-    }))
+    sub_if_ge(x.0, &P52)
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]

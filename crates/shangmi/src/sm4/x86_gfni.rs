@@ -44,7 +44,7 @@ pub(crate) fn crypt_blocks(_token: Avx512, rk: &[u32; 32], blocks: &mut [Block])
 /// One block on the low-latency path; `rk_a1` from [`key_to_a1_domain`].
 pub(crate) fn crypt_block(_token: Avx512, rk_a1: &[u32; 32], block: &mut Block) {
     // SAFETY: the token proves AVX-512 F/VL and GFNI.
-    unsafe { crypt_block_avx512(rk_a1, block) }
+    unsafe { crypt_lanes4(rk_a1, core::slice::from_mut(block)) }
 }
 
 /// Up to this many blocks left over after the 16-block sets go through the four-lane path.
@@ -184,11 +184,6 @@ fn crypt_sets<const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
     }
 }
 
-#[target_feature(enable = "avx512f,avx512vl,gfni,ssse3")]
-fn crypt_block_avx512(rk_a1: &[u32; 32], block: &mut Block) {
-    crypt_lanes4(rk_a1, core::slice::from_mut(block));
-}
-
 /// One to four blocks at the latency of one: block j in lane j of four XMM registers (one
 /// word each), the rounds computing in every lane alike.
 #[target_feature(enable = "avx512f,avx512vl,gfni,ssse3")]
@@ -202,8 +197,8 @@ fn crypt_lanes4(rk_a1: &[u32; 32], blocks: &mut [Block]) {
             None => _mm_setzero_si128(),
         });
         let a1 = _mm_set1_epi64x(GFNI_A1 as i64);
-        let [w0, w1, w2, w3] = transpose4(b).map(|w| _mm_gf2p8affine_epi64_epi8::<0>(w, a1));
-        let (mut w0, mut w1, mut w2, mut w3) = (w0, w1, w2, w3);
+        let [mut w0, mut w1, mut w2, mut w3] =
+            transpose4(b).map(|w| _mm_gf2p8affine_epi64_epi8::<0>(w, a1));
         let g = GFNI_G.map(|m| _mm_set1_epi64x(m as i64));
         let key = |i: usize| _mm_set1_epi32(rk_a1[i % 32] as i32);
         // The S-box input of round 0; later ones are formed as each round ends.

@@ -54,10 +54,9 @@ impl<'a> Cfb<'a> {
         let whole = data.len() / 16 * 16;
         let (blocks, _) = data[..whole].as_chunks_mut::<16>();
         let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
-        let mut used = 0;
+        let used = blocks.len().min(CHUNK_BLOCKS);
         for chunk in blocks.chunks_mut(CHUNK_BLOCKS) {
             let n = chunk.len();
-            used = used.max(n);
             ks[0] = self.register;
             ks[1..n].copy_from_slice(&chunk[..n - 1]);
             self.register = chunk[n - 1];

@@ -71,10 +71,9 @@ pub(crate) fn apply<I: Increment>(
     let mut leftover = None;
     // Only the blocks used are wiped: a whole-buffer wipe (volatile byte stores) would cost
     // more than the cipher on short messages.
-    let mut used = 0;
+    let used = data.len().div_ceil(16).min(CHUNK_BLOCKS);
     for chunk in data.chunks_mut(16 * CHUNK_BLOCKS) {
         let n = chunk.len().div_ceil(16);
-        used = used.max(n);
         inc.fill(counter, &mut ks[..n]);
         cipher.encrypt_blocks(&mut ks[..n]);
         xor_in_place(chunk, ks[..n].as_flattened());

@@ -101,10 +101,9 @@ impl Xts {
         let (bulk, rest) = data.split_at_mut(16 * bulk_blocks);
         let (blocks, _) = bulk.as_chunks_mut::<16>();
         let mut tweaks = [[0u8; 16]; CHUNK_BLOCKS];
-        let mut used = 0;
+        let used = blocks.len().min(CHUNK_BLOCKS);
         for chunk in blocks.chunks_mut(CHUNK_BLOCKS) {
             let n = chunk.len();
-            used = used.max(n);
             for tw in &mut tweaks[..n] {
                 *tw = t.block();
                 t.double();
