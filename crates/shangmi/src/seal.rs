@@ -12,7 +12,7 @@ use std::fmt;
 use std::io::{self, Read, Write};
 
 use subtle::ConstantTimeEq;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use crate::sink::Sink;
 use crate::sm2::{Format, SigningKey, VerifyingKey};
@@ -89,10 +89,15 @@ impl From<io::Error> for Error {
     }
 }
 
+/// The most recipients a sealed file may have: opening tries the private key on every
+/// stanza before the header MAC can be checked, so the count bounds the work a hostile file
+/// can demand (about 0.1 s at this limit).
+pub const MAX_RECIPIENTS: usize = 1024;
+
 /// Who can open a sealed file.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub enum Recipients<'a> {
-    /// The holders of these SM2 private keys (1 to 65535 of them).
+    /// The holders of these SM2 private keys (1 to [`MAX_RECIPIENTS`] of them).
     Keys(&'a [VerifyingKey]),
     /// Whoever knows this password.
     Password {
@@ -101,6 +106,23 @@ pub enum Recipients<'a> {
         /// PBKDF2-HMAC-SM3 iterations (1 to [`MAX_ITERATIONS`]).
         iterations: u32,
     },
+}
+
+/// The password stays out of logs: `Debug` shows only its length.
+impl fmt::Debug for Recipients<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Recipients::Keys(keys) => f.debug_tuple("Keys").field(keys).finish(),
+            Recipients::Password {
+                password,
+                iterations,
+            } => f
+                .debug_struct("Password")
+                .field("password", &format_args!("<{} bytes>", password.len()))
+                .field("iterations", iterations)
+                .finish(),
+        }
+    }
 }
 
 /// What opens a sealed file.
@@ -154,8 +176,8 @@ impl<W: Write> Sealer<W> {
         getrandom::fill(&mut prefix).map_err(|_| Error::Rng)?;
         match to {
             Recipients::Keys(keys) => {
-                if keys.is_empty() || keys.len() > usize::from(u16::MAX) {
-                    return Err(Error::Parameters("1 to 65535 recipients"));
+                if keys.is_empty() || keys.len() > MAX_RECIPIENTS {
+                    return Err(Error::Parameters("1 to 1024 recipients"));
                 }
                 let mut file_key = Zeroizing::new([0u8; 32]);
                 getrandom::fill(file_key.as_mut()).map_err(|_| Error::Rng)?;
@@ -201,6 +223,7 @@ impl<W: Write> Sealer<W> {
 
     /// A password-sealed file with a caller-chosen salt and nonce prefix: for the format's
     /// test vector only (a repeated salt and prefix under one password reuses GCM nonces).
+    #[cfg(feature = "known-answer-tests")]
     #[doc(hidden)]
     pub fn with_password_for_known_answer_tests(
         out: W,
@@ -349,18 +372,22 @@ fn open_into(input: &mut impl Read, key: Key<'_>, sink: &mut impl Write) -> Resu
             if count == 0 {
                 return Err(Error::Format("no recipients"));
             }
+            if count > MAX_RECIPIENTS {
+                return Err(Error::Format("more than 1024 recipients"));
+            }
+            // Every stanza is tried, so the time taken does not say which one is ours; the
+            // first that decrypts to a 32-byte key is used.
             let mut found = false;
             let mut stanza = [0u8; STANZA];
             for _ in 0..count {
                 read_exact_or(input, &mut stanza, "header cut short")?;
                 header.extend_from_slice(&stanza);
-                if !found && let Ok(k) = sk.decrypt(&stanza, Format::C1C3C2) {
-                    if let Ok(k) = <[u8; 32]>::try_from(k.as_slice()) {
-                        *file_key = k;
+                if let Ok(k) = sk.decrypt(&stanza, Format::C1C3C2) {
+                    let k = Zeroizing::new(k);
+                    if let (false, Ok(key)) = (found, <[u8; 32]>::try_from(k.as_slice())) {
+                        *file_key = key;
                         found = true;
                     }
-                    let mut k = k;
-                    k.zeroize();
                 }
             }
             if !found {

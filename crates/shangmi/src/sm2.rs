@@ -50,7 +50,9 @@ pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
 pub use encrypt_stream::{Decryptor, Encryptor};
 pub use keyfile::KeyFileError;
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
-pub use kx::{Agreement, EphemeralSecret, Exchange, Role, derive_for_known_answer_tests};
+#[cfg(feature = "known-answer-tests")]
+pub use kx::derive_for_known_answer_tests;
+pub use kx::{Agreement, EphemeralSecret, Exchange, Role};
 pub use pbes2::{
     DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf, is_encrypted_pkcs8_der,
 };

@@ -279,6 +279,14 @@ fn disagreements_show_up_as_different_keys_and_failed_confirmation() {
     let mut bad = ex(&b, &r);
     bad.key_len = 0;
     assert_eq!(a.key.key_exchange(e, &bad).unwrap_err(), Error::KeyExchange);
+    // A length past the KDF's limit is refused before anything is allocated (usize::MAX used
+    // to abort the process on the allocation).
+    for huge in [usize::MAX, (u32::MAX as usize) * 32 + 1] {
+        let e = EphemeralSecret::random().unwrap();
+        let mut bad = ex(&b, &r);
+        bad.key_len = huge;
+        assert_eq!(a.key.key_exchange(e, &bad).unwrap_err(), Error::KeyExchange);
+    }
     let long_id = vec![b'a'; 8192];
     let mut bad = ex(&b, &r);
     bad.peer_id = &long_id;

@@ -12,7 +12,7 @@
 //! KDF in SIMD lanes (Z = x2 || y2 is one SM3 block, absorbed once).
 
 use subtle::ConstantTimeEq;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use super::Error;
 use super::engine::dispatch;
@@ -21,7 +21,7 @@ use super::keys::{SigningKey, VerifyingKey};
 use super::mul::{Comb, fixed_base, fixed_base_with, variable_base};
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::precomputed::PrecomputedVerifyingKey;
-use super::scalar::Scalar;
+use super::scalar::{Scalar, SecretScalar};
 use crate::sm3::{Kdf, Sm3};
 
 /// How C1, C3 and C2 are laid out in a ciphertext.
@@ -61,7 +61,7 @@ pub(crate) struct Encapsulated {
 }
 
 /// A fresh k in [1, n-1] from the operating system.
-pub(crate) fn random_scalar() -> Result<Scalar, Error> {
+pub(crate) fn random_scalar() -> Result<SecretScalar, Error> {
     loop {
         let mut b = Zeroizing::new([0u8; 32]);
         getrandom::fill(b.as_mut()).map_err(|_| Error::Rng)?;
@@ -69,7 +69,7 @@ pub(crate) fn random_scalar() -> Result<Scalar, Error> {
         // Values >= n or 0 (probability about 2^-32) are drawn again; that k was unusable is
         // no secret.
         if crate::ct::public_choice(k.is_some() & !k.unwrap_or(Scalar::ZERO).is_zero()) {
-            return Ok(k.unwrap_or(Scalar::ZERO));
+            return Ok(SecretScalar::new(k.unwrap_or(Scalar::ZERO)));
         }
     }
 }
@@ -85,10 +85,8 @@ fn affine_bytes<A: Arith>(p: &Jacobian<A>) -> [u8; 64] {
 
 /// k G and k P for a fresh k.
 pub(crate) fn encapsulate(key: &VerifyingKey, table: Option<&Comb>) -> Result<Encapsulated, Error> {
-    let mut k = random_scalar()?;
-    let e = encapsulate_with(key, table, &k);
-    k.zeroize();
-    Ok(e)
+    let k = random_scalar()?;
+    Ok(encapsulate_with(key, table, &k))
 }
 
 /// k G and k P, the recipient's table read in constant time when there is one.
@@ -415,6 +413,7 @@ impl VerifyingKey {
 
     /// Encrypts with a caller-chosen k. Only for known-answer tests: a k used twice, or
     /// predictable, reveals the messages.
+    #[cfg(feature = "known-answer-tests")]
     #[doc(hidden)]
     pub fn encrypt_with_nonce_for_known_answer_tests(
         &self,
@@ -422,9 +421,11 @@ impl VerifyingKey {
         k: &[u8; 32],
         format: Format,
     ) -> Result<Vec<u8>, Error> {
-        let k = Option::<Scalar>::from(Scalar::from_bytes(k))
-            .filter(|k| !bool::from(k.is_zero()))
-            .ok_or(Error::InvalidNonce)?;
+        let k = SecretScalar::new(
+            Option::<Scalar>::from(Scalar::from_bytes(k))
+                .filter(|k| !bool::from(k.is_zero()))
+                .ok_or(Error::InvalidNonce)?,
+        );
         let e = encapsulate_with(self, None, &k);
         seal(&e, msg, format, PointEncoding::Uncompressed)?.ok_or(Error::InvalidNonce)
     }

@@ -3,14 +3,14 @@
 use std::sync::OnceLock;
 
 use subtle::ConstantTimeEq;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use super::Error;
 use super::engine::{Engine, dispatch};
 use super::field::Fe;
 use super::mul::fixed_base;
 use super::point::{Affine, Jacobian};
-use super::scalar::{N, Scalar};
+use super::scalar::{N, Scalar, SecretScalar};
 use crate::cpu::{Backend, UnsupportedBackend};
 use crate::sm3::Sm3;
 
@@ -158,11 +158,11 @@ fn id_prefix(id: &[u8]) -> Sm3 {
 
 /// A private key and its public key. What only signing needs, (1 + d)^-1 mod n and Z for the
 /// default ID, is computed on the first signature and kept: a key made for decryption or key
-/// exchange never pays for it. Wiped on drop.
+/// exchange never pays for it. The secret parts are [`SecretScalar`]s: wiped on drop.
 #[derive(Clone)]
 pub struct SigningKey {
-    pub(crate) d: Scalar,
-    d1_inv: OnceLock<Scalar>,
+    pub(crate) d: SecretScalar,
+    d1_inv: OnceLock<SecretScalar>,
     pub(crate) public: VerifyingKey,
     z_default: OnceLock<[u8; 32]>,
     pub(crate) engine: Engine,
@@ -197,7 +197,7 @@ impl SigningKey {
     pub(crate) fn from_bytes_with(bytes: &[u8; 32], engine: Engine) -> Result<Self, Error> {
         // Whether the key is valid is public (the caller learns it); nothing else about d is.
         let parsed = Scalar::from_bytes(bytes);
-        let d = parsed.unwrap_or(Scalar::ZERO);
+        let d = SecretScalar::new(parsed.unwrap_or(Scalar::ZERO));
         let mut n_minus_1 = N;
         n_minus_1[0] -= 1;
         let d_canon = Zeroizing::new(d.to_canonical());
@@ -228,7 +228,7 @@ impl SigningKey {
     /// (1 + d)^-1 mod n (d <= n - 2, so 1 + d is invertible), in constant time.
     pub(crate) fn d1_inv(&self) -> &Scalar {
         self.d1_inv
-            .get_or_init(|| self.d.add(&Scalar::ONE).invert())
+            .get_or_init(|| SecretScalar::new(self.d.add(&Scalar::ONE).invert()))
     }
 
     /// Z of the public key under the default ID.
@@ -255,14 +255,5 @@ impl SigningKey {
         self.engine = Engine::for_backend(backend)?;
         self.public.engine = self.engine;
         Ok(self)
-    }
-}
-
-impl Drop for SigningKey {
-    fn drop(&mut self) {
-        self.d.zeroize();
-        if let Some(s) = self.d1_inv.get_mut() {
-            s.zeroize();
-        }
     }
 }

@@ -16,7 +16,7 @@
 //! handled in constant time; the peer's points are public and validated by their type.
 
 use subtle::ConstantTimeEq;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use super::Error;
 use super::encrypt::random_scalar;
@@ -24,7 +24,7 @@ use super::engine::{Engine, dispatch};
 use super::keys::{SigningKey, VerifyingKey};
 use super::mul::{double_base_vartime, fixed_base, variable_base};
 use super::point::{Affine, Jacobian};
-use super::scalar::Scalar;
+use super::scalar::{Scalar, SecretScalar};
 use crate::sm3::{Kdf, Sm3};
 
 /// Which side of the exchange this party is.
@@ -43,7 +43,7 @@ pub enum Role {
 /// let again = e.clone(); // single use: there is no second copy to reuse
 /// ```
 pub struct EphemeralSecret {
-    r: Scalar,
+    r: SecretScalar,
     public: VerifyingKey,
 }
 
@@ -55,19 +55,13 @@ impl core::fmt::Debug for EphemeralSecret {
     }
 }
 
-impl Drop for EphemeralSecret {
-    fn drop(&mut self) {
-        self.r.zeroize();
-    }
-}
-
 impl EphemeralSecret {
     /// A fresh ephemeral key from the operating system's generator.
     pub fn random() -> Result<Self, Error> {
         Ok(Self::from_scalar(random_scalar()?, Engine::best()))
     }
 
-    fn from_scalar(r: Scalar, engine: Engine) -> Self {
+    fn from_scalar(r: SecretScalar, engine: Engine) -> Self {
         let public = dispatch!(engine, |a| {
             let p = fixed_base(a, &r).to_affine();
             // r is in [1, n-1], so R is never infinity; that it is not is no secret.
@@ -81,14 +75,16 @@ impl EphemeralSecret {
 
     /// An ephemeral key from a caller-chosen r. Only for known-answer tests: an r used twice
     /// or predictable reveals the static private key.
+    #[cfg(feature = "known-answer-tests")]
     #[doc(hidden)]
     pub fn from_bytes_for_known_answer_tests(r: &[u8; 32]) -> Result<Self, Error> {
         Self::from_bytes_with(r, Engine::best())
     }
 
+    #[cfg(any(feature = "known-answer-tests", shangmi_ctgrind))]
     pub(crate) fn from_bytes_with(r: &[u8; 32], engine: Engine) -> Result<Self, Error> {
         let parsed = Scalar::from_bytes(r);
-        let r = parsed.unwrap_or(Scalar::ZERO);
+        let r = SecretScalar::new(parsed.unwrap_or(Scalar::ZERO));
         if !crate::ct::public_choice(parsed.is_some() & !r.is_zero()) {
             return Err(Error::InvalidNonce);
         }
@@ -168,7 +164,16 @@ fn derive(
     z[..64].copy_from_slice(u);
     z[64..96].copy_from_slice(za);
     z[96..].copy_from_slice(zb);
-    let mut key = Zeroizing::new(vec![0u8; key_len]);
+    // The KDF's 32-bit counter bounds the key length; past that, or past what memory holds,
+    // the exchange fails instead of aborting the process.
+    if key_len == 0 || key_len as u64 > super::MAX_MESSAGE_LEN {
+        return Err(Error::KeyExchange);
+    }
+    let mut key = Vec::new();
+    key.try_reserve_exact(key_len)
+        .map_err(|_| Error::KeyExchange)?;
+    key.resize(key_len, 0);
+    let mut key = Zeroizing::new(key);
     Kdf::new(&z[..])
         .fill(&mut key)
         .map_err(|_| Error::MessageTooLong)?;
@@ -196,6 +201,8 @@ fn derive(
 
 /// The exchange's last step after U, exposed for the standard's example (on its test curve,
 /// where U is computed by a reference implementation). Not for applications.
+#[cfg(feature = "known-answer-tests")]
+#[cfg(feature = "known-answer-tests")]
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn derive_for_known_answer_tests(
@@ -238,13 +245,14 @@ pub struct Exchange<'a> {
 impl SigningKey {
     /// Runs this party's side of a key exchange with its single-use `ephemeral` key.
     /// Fails with [`Error::KeyExchange`] if U is infinity (a degenerate peer input) or the key
-    /// length is 0, and with [`Error::IdTooLong`] for an ID over 8191 bytes.
+    /// length is 0 or over the KDF's limit ([`super::MAX_MESSAGE_LEN`] bytes), and with [`Error::IdTooLong`] for an ID over 8191 bytes.
     pub fn key_exchange(
         &self,
         ephemeral: EphemeralSecret,
         ex: &Exchange<'_>,
     ) -> Result<Agreement, Error> {
-        if ex.key_len == 0 {
+        // Checked before any work, the same way `derive` checks it again.
+        if ex.key_len == 0 || ex.key_len as u64 > super::MAX_MESSAGE_LEN {
             return Err(Error::KeyExchange);
         }
         let own_z = if ex.own_id == super::DEFAULT_ID {
@@ -257,7 +265,8 @@ impl SigningKey {
         let peer_r = xy(ex.peer_ephemeral);
         let own_xbar = x_bar(own_r[..32].try_into().expect("32 bytes"));
         let peer_xbar = x_bar(peer_r[..32].try_into().expect("32 bytes"));
-        let mut t = self.d.add(&own_xbar.mul(&ephemeral.r));
+        // Wiped on every path out, the early returns included.
+        let t = SecretScalar::new(self.d.add(&own_xbar.mul(&ephemeral.r)));
         drop(ephemeral);
         let u = dispatch!(self.engine, |a| {
             // P_peer + x̄ R_peer: public points and a public scalar.
@@ -274,7 +283,7 @@ impl SigningKey {
             out[32..].copy_from_slice(&u.y.to_bytes());
             Ok(out)
         });
-        t.zeroize();
+        drop(t);
         let u = u?;
         match ex.role {
             Role::Initiator => derive(ex.role, &u, &own_z, &peer_z, &own_r, &peer_r, ex.key_len),

@@ -4,7 +4,7 @@
 //! The trade-off: pooled nonces come straight from the operating system's random number
 //! generator at refill time and are not hedged with the key and the message, so a broken
 //! generator at that moment exposes every key they are used with. Each pair is handed out
-//! once and wiped; the pool refills itself when empty.
+//! once and wiped; the pool refills itself when empty, and after a `fork`.
 
 use zeroize::{Zeroize, Zeroizing};
 
@@ -13,33 +13,37 @@ use super::engine::{Engine, dispatch};
 use super::keys::SigningKey;
 use super::mul::fixed_base_many;
 use super::point::{Affine, Jacobian, batch_to_affine};
-use super::scalar::Scalar;
+use super::scalar::{Scalar, SecretScalar};
 use super::signature::{Signature, digest};
 
-/// One prepared nonce.
-struct Presigned {
+/// One prepared nonce as stored: plain data, so the pool can wipe a slot in place when it
+/// hands the nonce out (a moved-out value would leave its bytes behind in the buffer).
+#[derive(Clone, Copy, Zeroize)]
+struct Slot {
     k: Scalar,
     x1: [u8; 32],
 }
 
-impl Drop for Presigned {
-    fn drop(&mut self) {
-        self.k.zeroize();
-        self.x1.zeroize();
-    }
-}
-
 /// Prepared nonces for [`SigningKey::sign_with_pool`].
+///
+/// Every nonce is used once: taking one wipes its slot, the storage is wiped when it grows and
+/// when the pool is dropped. After `fork` the parent and the child would hold the same nonces,
+/// and two signatures with one nonce reveal the key; so the pool remembers the process that
+/// filled it and, in any other process, throws its nonces away and refills first.
 pub struct PresignPool {
-    entries: Vec<Presigned>,
+    /// `slots[..ready]` are unused nonces; `slots[ready..]` have been handed out and are zero.
+    slots: Zeroizing<Vec<Slot>>,
+    ready: usize,
     batch: usize,
     engine: Engine,
+    /// The process that prepared the nonces in `slots`.
+    pid: u32,
 }
 
 impl core::fmt::Debug for PresignPool {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PresignPool")
-            .field("ready", &self.entries.len())
+            .field("ready", &self.ready)
             .field("batch", &self.batch)
             .finish()
     }
@@ -50,53 +54,83 @@ impl PresignPool {
     /// size: the shared inversion is then a few percent of the work).
     pub fn new(batch: usize) -> Self {
         PresignPool {
-            entries: Vec::new(),
+            slots: Zeroizing::new(Vec::new()),
+            ready: 0,
             batch: batch.clamp(1, 4096),
             engine: Engine::best(),
+            pid: std::process::id(),
         }
     }
 
     /// Nonces ready to use.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.ready
     }
 
     /// Whether no nonce is ready (the next signature refills first).
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.ready == 0
     }
 
     /// Prepares another batch.
     pub fn refill(&mut self) -> Result<(), Error> {
-        let mut ks = Vec::with_capacity(self.batch);
+        self.forget_if_forked();
+        let mut ks: Zeroizing<Vec<Scalar>> = Zeroizing::new(Vec::with_capacity(self.batch));
         let mut buf = Zeroizing::new(vec![0u8; 32 * self.batch]);
         getrandom::fill(&mut buf).map_err(|_| Error::Rng)?;
         for chunk in buf.chunks_exact(32) {
-            let mut b = [0u8; 32];
-            b.copy_from_slice(chunk);
-            let k = Option::<Scalar>::from(Scalar::from_bytes(&b));
+            let mut b: [u8; 32] = chunk.try_into().expect("32 bytes");
+            let k = Scalar::from_bytes(&b);
             b.zeroize();
-            // 0 and values >= n (probability about 2^-32 each) are skipped.
-            if let Some(k) = k.filter(|k| !bool::from(k.is_zero())) {
-                ks.push(k);
+            // 0 and values >= n (probability about 2^-32 each) are skipped; which ones were
+            // skipped is no secret.
+            if crate::ct::public_choice(k.is_some() & !k.unwrap_or(Scalar::ZERO).is_zero()) {
+                ks.push(k.unwrap_or(Scalar::ZERO));
             }
         }
-        let xs: Vec<[u8; 32]> = dispatch!(self.engine, |a| {
+        let xs: Zeroizing<Vec<[u8; 32]>> = dispatch!(self.engine, |a| {
             let points: Vec<Jacobian<_>> = fixed_base_many(a, &ks);
             let mut affine = vec![Affine::generator(a); points.len()];
             batch_to_affine(&points, &mut affine);
-            affine.iter().map(|p| p.x.to_bytes()).collect()
+            Zeroizing::new(affine.iter().map(|p| p.x.to_bytes()).collect())
         });
-        self.entries
-            .extend(ks.into_iter().zip(xs).map(|(k, x1)| Presigned { k, x1 }));
+        // The used slots past `ready` are zero already; truncating leaves zeros behind.
+        self.slots.truncate(self.ready);
+        let needed = self.ready + ks.len();
+        if self.slots.capacity() < needed {
+            // Grow by hand: a Vec that reallocates itself frees the old buffer unwiped.
+            let mut grown = Zeroizing::new(Vec::with_capacity(needed.max(self.batch)));
+            grown.extend_from_slice(&self.slots);
+            self.slots = grown;
+        }
+        for (k, x1) in ks.iter().zip(xs.iter()) {
+            self.slots.push(Slot { k: *k, x1: *x1 });
+        }
+        self.ready = self.slots.len();
         Ok(())
     }
 
-    fn take(&mut self) -> Result<Presigned, Error> {
-        if self.entries.is_empty() {
+    /// In a process other than the one that filled the pool (a fork), the nonces are the
+    /// parent's too: wipe them.
+    fn forget_if_forked(&mut self) {
+        let pid = std::process::id();
+        if pid != self.pid {
+            self.slots.zeroize();
+            self.ready = 0;
+            self.pid = pid;
+        }
+    }
+
+    fn take(&mut self) -> Result<(SecretScalar, Zeroizing<[u8; 32]>), Error> {
+        self.forget_if_forked();
+        if self.ready == 0 {
             self.refill()?;
         }
-        self.entries.pop().ok_or(Error::Rng)
+        self.ready = self.ready.checked_sub(1).ok_or(Error::Rng)?;
+        let slot = &mut self.slots[self.ready];
+        let taken = (SecretScalar::new(slot.k), Zeroizing::new(slot.x1));
+        slot.zeroize();
+        Ok(taken)
     }
 }
 
@@ -114,11 +148,59 @@ impl SigningKey {
         e: &[u8; 32],
     ) -> Result<Signature, Error> {
         loop {
-            let p = pool.take()?;
+            let (k, x1) = pool.take()?;
             // A nonce unusable for this e (probability about 2^-255) is discarded.
-            if let Ok(sig) = self.finish(e, &p.k, &p.x1) {
+            if let Ok(sig) = self.finish(e, &k, &x1) {
                 return Ok(sig);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_zero(s: &Slot) -> bool {
+        s.k.0 == [0; 4] && s.x1 == [0; 32]
+    }
+
+    #[test]
+    fn used_nonces_are_wiped_where_they_were_stored() {
+        let key = SigningKey::random().unwrap();
+        let mut pool = PresignPool::new(8);
+        pool.refill().unwrap();
+        let before: Vec<[u64; 4]> = pool.slots.iter().map(|s| s.k.0).collect();
+        for used in 1..=5 {
+            key.sign_with_pool(&mut pool, b"m").unwrap();
+            assert_eq!(pool.len(), 8 - used);
+            assert!(pool.slots[pool.ready..].iter().all(is_zero));
+            assert!(pool.slots[..pool.ready].iter().all(|s| !is_zero(s)));
+        }
+        // Refilling with nonces still ready keeps them and adds a batch, in fresh storage.
+        pool.refill().unwrap();
+        assert_eq!(pool.len(), 11);
+        assert_eq!(
+            pool.slots[..3].iter().map(|s| s.k.0).collect::<Vec<_>>(),
+            before[..3]
+        );
+    }
+
+    #[test]
+    fn a_forked_process_does_not_reuse_the_parents_nonces() {
+        let key = SigningKey::random().unwrap();
+        let mut pool = PresignPool::new(4);
+        pool.refill().unwrap();
+        let parents: Vec<[u64; 4]> = pool.slots.iter().map(|s| s.k.0).collect();
+        // As after fork(): the pool finds itself in a process that did not fill it.
+        pool.pid = pool.pid.wrapping_add(1);
+        key.sign_with_pool(&mut pool, b"m").unwrap();
+        assert_eq!(pool.pid, std::process::id());
+        assert_eq!(pool.len(), 3);
+        assert!(
+            pool.slots[..pool.ready]
+                .iter()
+                .all(|s| !parents.contains(&s.k.0))
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! signature needs only a handful of these operations).
 
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::field::{adc, add_mod, limbs_from_be, limbs_to_be, lt, soft, sub_if_ge, sub_mod};
 
@@ -45,9 +45,34 @@ const ONE: [u64; 4] = [
     0x0000_0001_0000_0000,
 ];
 
-/// An integer mod n in Montgomery form. Wiped on drop: scalars are keys and nonces.
-#[derive(Clone, Copy, Debug)]
+/// An integer mod n in Montgomery form: the value arithmetic works on, `Copy` so that
+/// formulas read as formulas. A `Scalar` is not wiped: anything secret that outlives an
+/// expression (a private key, a nonce, an ephemeral key, (1 + d)^-1, t in key exchange) is
+/// held in a [`SecretScalar`]. Stack temporaries of a computation are not wiped by any type;
+/// see SECURITY.md.
+#[derive(Clone, Copy)]
 pub(crate) struct Scalar(pub(crate) [u64; 4]);
+
+/// A secret integer mod n: not `Copy`, not `Debug`, wiped when dropped. Arithmetic reads it
+/// through `Deref` as a [`Scalar`].
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub(crate) struct SecretScalar(Scalar);
+
+impl SecretScalar {
+    /// Takes ownership of `s` (the caller's copy, if it is a named variable, is the caller's
+    /// to wipe).
+    pub(crate) fn new(s: Scalar) -> Self {
+        SecretScalar(s)
+    }
+}
+
+impl core::ops::Deref for SecretScalar {
+    type Target = Scalar;
+
+    fn deref(&self) -> &Scalar {
+        &self.0
+    }
+}
 
 fn reduce(t: [u64; 8]) -> [u64; 4] {
     let mut t = [t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 0];
@@ -162,5 +187,32 @@ impl ConditionallySelectable for Scalar {
 impl Zeroize for Scalar {
     fn zeroize(&mut self) {
         self.0.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Resolves only for types that are not `Copy`: with a `Copy` type both impls apply and
+    /// the call below is ambiguous, so the crate's tests stop compiling.
+    trait AmbiguousIfCopy<A> {
+        fn check() {}
+    }
+    impl<T: ?Sized> AmbiguousIfCopy<()> for T {}
+    impl<T: Copy> AmbiguousIfCopy<u8> for T {}
+
+    fn wiped_on_drop<T: ZeroizeOnDrop>() {}
+
+    #[test]
+    fn secret_scalars_are_not_copied_and_are_wiped() {
+        <SecretScalar as AmbiguousIfCopy<_>>::check();
+        <crate::sm2::SigningKey as AmbiguousIfCopy<_>>::check();
+        <crate::sm2::EphemeralSecret as AmbiguousIfCopy<_>>::check();
+        wiped_on_drop::<SecretScalar>();
+        let mut s = SecretScalar::new(Scalar::from_bytes_reduced(&[0x5a; 32]));
+        assert_ne!(s.0.0, [0; 4]);
+        s.zeroize();
+        assert_eq!(s.0.0, [0; 4]);
     }
 }

@@ -18,7 +18,7 @@ use super::field::{Arith, Fe, P, adc, lt};
 use super::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
 use super::mul::{double_base_vartime, fixed_base};
 use super::point::Jacobian;
-use super::scalar::{N, Scalar};
+use super::scalar::{N, Scalar, SecretScalar};
 use crate::sm3::Sm3;
 
 /// A signature (r, s), both in [1, n-1].
@@ -172,6 +172,7 @@ impl SigningKey {
             if counter % 16 == 0 {
                 getrandom::fill(rnd.as_mut()).map_err(|_| Error::Rng)?;
             }
+            // Wiped at the end of each attempt: k and the signature give the private key.
             let k = self.hedged_nonce(e, &rnd, counter);
             if let Ok(sig) = self.sign_with_nonce(e, &k) {
                 return Ok(sig);
@@ -182,25 +183,28 @@ impl SigningKey {
 
     /// k = SM3(d || rnd || e || counter) interpreted mod n; values 0 and >= n are rejected by
     /// the caller's retry (probability about 2^-32).
-    fn hedged_nonce(&self, e: &[u8; 32], rnd: &[u8; 32], counter: u32) -> Scalar {
+    fn hedged_nonce(&self, e: &[u8; 32], rnd: &[u8; 32], counter: u32) -> SecretScalar {
         let mut h = Sm3::new();
         h.update(&*self.to_bytes());
         h.update(rnd);
         h.update(e);
         h.update(&counter.to_be_bytes());
         let t = Zeroizing::new(h.finalize());
-        Scalar::from_bytes(&t).unwrap_or(Scalar::ZERO)
+        SecretScalar::new(Scalar::from_bytes(&t).unwrap_or(Scalar::ZERO))
     }
 
     /// Signs e with a caller-chosen nonce k. Only for known-answer tests: a nonce used twice,
     /// or predictable, reveals the private key.
+    #[cfg(feature = "known-answer-tests")]
     #[doc(hidden)]
     pub fn sign_digest_with_nonce_for_known_answer_tests(
         &self,
         e: &[u8; 32],
         k: &[u8; 32],
     ) -> Result<Signature, Error> {
-        let k = Option::<Scalar>::from(Scalar::from_bytes(k)).ok_or(Error::InvalidNonce)?;
+        let k = SecretScalar::new(
+            Option::<Scalar>::from(Scalar::from_bytes(k)).ok_or(Error::InvalidNonce)?,
+        );
         self.sign_with_nonce(e, &k)
     }
 
