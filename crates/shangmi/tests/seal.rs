@@ -6,6 +6,7 @@ use std::io::Write;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shangmi::seal::{self, CHUNK_SIZE, Error, Key, Recipients, Sealer};
+use shangmi::sink::MemorySink;
 use shangmi::sm2::SigningKey;
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -35,8 +36,8 @@ fn reproduces_the_format_test_vector() {
         s.write_all(msg).unwrap();
         let file = s.finish().unwrap();
         assert_eq!(file, [unhex(header), unhex(body)].concat());
-        let opened = seal::open(&file[..], Key::Password(PASSWORD), Vec::new()).unwrap();
-        assert_eq!(opened, msg);
+        let opened = seal::open(&file[..], Key::Password(PASSWORD), MemorySink::new()).unwrap();
+        assert_eq!(*opened, msg);
     }
 }
 
@@ -84,7 +85,7 @@ fn round_trips_at_every_chunk_boundary() {
         );
         for k in [&a, &b] {
             assert_eq!(
-                seal::open(&file[..], Key::Private(k), Vec::new()).unwrap(),
+                *seal::open(&file[..], Key::Private(k), MemorySink::new()).unwrap(),
                 msg
             );
         }
@@ -99,7 +100,7 @@ fn round_trips_at_every_chunk_boundary() {
         )
         .unwrap();
         assert_eq!(
-            seal::open(&pw_file[..], Key::Password(b"pw"), Vec::new()).unwrap(),
+            *seal::open(&pw_file[..], Key::Password(b"pw"), MemorySink::new()).unwrap(),
             msg
         );
     }
@@ -107,7 +108,7 @@ fn round_trips_at_every_chunk_boundary() {
 
 /// `open` must fail, and (the sink being a Vec) nothing must come out.
 fn rejected(file: &[u8], key: Key<'_>) -> Error {
-    seal::open(file, key, Vec::new()).expect_err("damaged file opened")
+    seal::open(file, key, MemorySink::new()).expect_err("damaged file opened")
 }
 
 #[test]
@@ -245,4 +246,50 @@ fn passwords_and_parameters() {
         Sealer::new(Vec::new(), Recipients::Keys(&[])),
         Err(Error::Parameters(_))
     ));
+}
+
+#[test]
+fn debug_output_never_shows_the_password() {
+    let to = Recipients::Password {
+        password: b"hunter2-secret",
+        iterations: 1000,
+    };
+    let shown = format!("{to:?}");
+    assert!(!shown.contains("hunter2"), "{shown}");
+    assert!(!shown.contains("104, 117"), "{shown}"); // nor as a byte list
+    assert!(
+        shown.contains("14 bytes") && shown.contains("1000"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn recipient_counts_are_bounded_both_ways() {
+    let k = SigningKey::random().unwrap();
+    let many = vec![*k.verifying_key(); seal::MAX_RECIPIENTS + 1];
+    assert!(matches!(
+        Sealer::new(Vec::new(), Recipients::Keys(&many)),
+        Err(Error::Parameters(_))
+    ));
+    // A header that claims 65535 stanzas is refused before any SM2 decryption is tried.
+    let mut file = Vec::new();
+    seal::seal(&b"x"[..], &mut file, Recipients::Keys(&many[..1])).unwrap();
+    file[16..18].copy_from_slice(&u16::MAX.to_be_bytes());
+    let t = std::time::Instant::now();
+    assert!(matches!(
+        seal::open(&file[..], Key::Private(&k), MemorySink::new()),
+        Err(Error::Format(_))
+    ));
+    assert!(t.elapsed().as_millis() < 500);
+    // Our key in the last of several stanzas: found.
+    let others: Vec<_> = (0..5)
+        .map(|_| *SigningKey::random().unwrap().verifying_key())
+        .chain([*k.verifying_key()])
+        .collect();
+    let mut file = Vec::new();
+    seal::seal(&b"last"[..], &mut file, Recipients::Keys(&others)).unwrap();
+    assert_eq!(
+        *seal::open(&file[..], Key::Private(&k), MemorySink::new()).unwrap(),
+        b"last"
+    );
 }

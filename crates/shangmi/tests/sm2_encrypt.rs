@@ -297,7 +297,7 @@ fn empty_messages_round_trip() {
 
 mod streaming {
     use super::*;
-    use shangmi::sink::{AtomicFile, Sink};
+    use shangmi::sink::{AtomicFile, MemorySink, Sink};
     use shangmi::sm2::{Decryptor, Encryptor};
     use std::io::{Cursor, Write};
 
@@ -332,9 +332,9 @@ mod streaming {
                 assert_eq!(key.decrypt(&out[6..], Format::C1C3C2).unwrap(), msg);
                 // And back through the streaming decryptor.
                 for (format, ct) in [(Format::C1C2C3, &ct[..]), (Format::C1C3C2, &out[6..])] {
-                    let mut dec = Decryptor::new(&key, format, Vec::new()).unwrap();
+                    let mut dec = Decryptor::new(&key, format, MemorySink::new()).unwrap();
                     write_in_pieces(&mut dec, ct, &mut rng);
-                    assert_eq!(dec.finish().unwrap(), msg);
+                    assert_eq!(*dec.finish().unwrap(), msg);
                 }
             }
         }
@@ -362,7 +362,7 @@ mod streaming {
             }
             // Truncated: C1 cut, C3 cut.
             for cut in [0usize, 10, 64, 70, ct.len() - 1] {
-                let mut dec = Decryptor::new(&key, format, Vec::new()).unwrap();
+                let mut dec = Decryptor::new(&key, format, MemorySink::new()).unwrap();
                 dec.write_all(&ct[..cut]).unwrap();
                 assert!(dec.finish().is_err());
             }
@@ -391,7 +391,7 @@ mod streaming {
             "temporary files left"
         );
         std::fs::remove_dir(&dir).unwrap();
-        assert!(Decryptor::new(&key, Format::Der, Vec::new()).is_err());
+        assert!(Decryptor::new(&key, Format::Der, MemorySink::new()).is_err());
     }
 
     #[test]

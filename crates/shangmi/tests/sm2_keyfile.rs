@@ -420,3 +420,35 @@ fn a_wrong_password_is_one_error() {
         );
     }
 }
+
+#[test]
+fn what_decrypts_under_the_right_password_but_is_not_an_sm2_key_is_one_error() {
+    // OpenSSL encrypts a P-256 key: the password is right and the padding checks, and the
+    // reader must still say no more than "wrong password" (naming the curve found inside
+    // would report on the plaintext to whoever can submit ciphertexts).
+    let p256 = PKey::from_ec_key(
+        EcKey::generate(&EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let der = p256
+        .private_key_to_pkcs8_passphrase(Cipher::aes_256_cbc(), b"right")
+        .unwrap();
+    let err = SigningKey::from_pkcs8_encrypted_der(&der, b"right").unwrap_err();
+    assert_eq!(err, KeyFileError::WrongPassword);
+    assert!(!err.to_string().contains("1.2.840"), "{err}");
+}
+
+#[test]
+fn the_writer_refuses_what_the_reader_would_refuse() {
+    let k = random_key(&mut StdRng::seed_from_u64(95));
+    for iterations in [0, 10_000_001, u32::MAX] {
+        let params = EncryptionParams {
+            prf: Prf::HmacSm3,
+            iterations,
+        };
+        assert!(
+            k.to_pkcs8_encrypted_der(b"pw", params).is_err(),
+            "{iterations} iterations written"
+        );
+    }
+}

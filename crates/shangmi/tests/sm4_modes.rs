@@ -428,8 +428,19 @@ fn cmac_matches_openssl() {
             m.update(piece);
         }
         assert!(m.clone().verify(&want).is_ok());
-        assert!(m.clone().verify(&want[..8]).is_ok());
-        assert_eq!(m.clone().verify(&want[..7]), Err(Error::InvalidTagLength));
+        // A prefix is not the tag: the verifier names the length it expects.
+        for short in [0, 1, 7, 8, 15] {
+            assert_eq!(m.clone().verify(&want[..short]), Err(Error::Decrypt));
+        }
+        assert!(m.clone().verify_truncated(&want[..8], 8).is_ok());
+        assert_eq!(
+            m.clone().verify_truncated(&want[..8], 12),
+            Err(Error::Decrypt)
+        );
+        assert_eq!(
+            m.clone().verify_truncated(&want[..7], 7),
+            Err(Error::InvalidTagLength)
+        );
         let mut bad = want.clone();
         bad[0] ^= 1;
         assert_eq!(m.verify(&bad), Err(Error::Decrypt));
@@ -474,6 +485,9 @@ fn xcbc_mac_and_cbc_mac_follow_their_definitions() {
         }
         let mut x = mac::XcbcMac::new(&key);
         x.update(&msg);
+        assert!(x.clone().verify(&e).is_ok());
+        assert_eq!(x.clone().verify(&e[..12]), Err(Error::Decrypt));
+        assert!(x.clone().verify_truncated(&e[..12], 12).is_ok());
         assert_eq!(x.finalize(), e, "xcbc len {len}");
     }
     let msg = [5u8; 48];

@@ -168,10 +168,16 @@ impl SigningKey {
     /// public key and the curve inside the SEC1 structure too, which some readers want.
     pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>, KeyFileError> {
         let inner = self.ec_private_key_der(true)?;
-        let info = pkcs8::PrivateKeyInfoOwned::new(
-            algorithm()?,
-            der::asn1::OctetString::new(inner.as_slice()).map_err(malformed("private key"))?,
+        // Borrowed, not copied: an owned OCTET STRING would free a copy of the key unwiped.
+        let curve = der::Any::encode_from(&SM2_CURVE).map_err(malformed("curve OID"))?;
+        let info = PrivateKeyInfoRef::new(
+            AlgorithmIdentifierRef {
+                oid: EC_PUBLIC_KEY,
+                parameters: Some((&curve).into()),
+            },
+            OctetStringRef::new(inner.as_slice()).map_err(malformed("private key"))?,
         );
+        // `to_der` sizes its buffer exactly before writing: no reallocation leaves a copy.
         Ok(Zeroizing::new(info.to_der().map_err(malformed("PKCS#8"))?))
     }
 

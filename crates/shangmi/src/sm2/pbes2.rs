@@ -47,7 +47,7 @@ pub enum Prf {
 pub struct EncryptionParams {
     /// The PBKDF2 pseudorandom function.
     pub prf: Prf,
-    /// PBKDF2 iterations (at least 1).
+    /// PBKDF2 iterations, 1 to [`MAX_PBKDF2_ITERATIONS`] (what the reader accepts).
     pub iterations: u32,
 }
 
@@ -219,13 +219,13 @@ impl SigningKey {
                 _ => cbc_decrypt::<aes::Aes256>(&key, iv, data),
             }
         };
-        // Bad padding and an unreadable result both mean the key or the data was wrong.
-        let plain = plain.ok_or(KeyFileError::WrongPassword)?;
-        match Self::from_pkcs8_der(&plain) {
-            Ok(k) => Ok(k),
-            Err(KeyFileError::Malformed(_)) => Err(KeyFileError::WrongPassword),
-            Err(e) => Err(e),
-        }
+        // Past this point every failure is the same error: bad padding, a plaintext that does
+        // not parse, names an algorithm or holds an invalid key all mean a wrong password or
+        // damaged data, and telling them apart (or echoing what the plaintext holds) would make
+        // the reader an oracle on the decrypted bytes.
+        plain
+            .and_then(|p| Self::from_pkcs8_der(&p).ok())
+            .ok_or(KeyFileError::WrongPassword)
     }
 
     /// Reads encrypted PKCS#8 PEM (`ENCRYPTED PRIVATE KEY`).
@@ -244,8 +244,12 @@ impl SigningKey {
         password: &[u8],
         params: EncryptionParams,
     ) -> Result<Vec<u8>, KeyFileError> {
+        // A key this library's own reader would refuse is a key locked out for good.
         if params.iterations == 0 {
             return Err(KeyFileError::Malformed("PBKDF2 iteration count of 0"));
+        }
+        if u64::from(params.iterations) > MAX_PBKDF2_ITERATIONS {
+            return Err(KeyFileError::TooManyIterations(params.iterations.into()));
         }
         let mut salt_iv = [0u8; 32];
         getrandom::fill(&mut salt_iv).map_err(|_| KeyFileError::Rng)?;

@@ -64,7 +64,11 @@ impl Sm4Ccm {
 
     /// Encrypts; returns ciphertext || tag.
     pub fn encrypt(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut out = plaintext.to_vec();
+        // Checked before the copy, and sized once: neither a refusal nor a reallocation leaves
+        // plaintext behind.
+        self.check(nonce, plaintext.len())?;
+        let mut out = Vec::with_capacity(plaintext.len() + self.tag_len);
+        out.extend_from_slice(plaintext);
         let tag = self.encrypt_in_place_detached(nonce, aad, &mut out)?;
         out.extend_from_slice(&tag);
         Ok(out)

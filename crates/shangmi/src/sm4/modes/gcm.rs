@@ -93,10 +93,16 @@ impl Sm4Gcm {
 
     /// Encrypts `plaintext`; returns ciphertext || tag.
     pub fn encrypt(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
+        // The stream checks the nonce and lengths before any plaintext is copied, so a refusal
+        // leaves no copy behind; the buffer is sized once, so no reallocation leaves one either.
+        let mut s = self.start_with(nonce, aad, prefetch(plaintext.len()))?;
         let mut out = Vec::with_capacity(plaintext.len() + self.tag_len);
         out.extend_from_slice(plaintext);
-        let tag = self.encrypt_in_place_detached(nonce, aad, &mut out)?;
-        out.extend_from_slice(&tag[..self.tag_len]);
+        if let Err(e) = s.encrypt(&mut out) {
+            out.zeroize();
+            return Err(e);
+        }
+        out.extend_from_slice(&s.finish()[..self.tag_len]);
         Ok(out)
     }
 

@@ -74,12 +74,14 @@ impl Drop for Chain {
     }
 }
 
-fn verify_tag(ours: &Block, tag: &[u8]) -> Result<(), Error> {
+/// Compares the first `len` bytes of our tag with `tag`, which must be exactly `len` bytes:
+/// the length is the verifier's decision, never the input's, or a forger could send a prefix.
+fn verify_tag(ours: &Block, tag: &[u8], len: usize) -> Result<(), Error> {
     // Tags shorter than 8 bytes are refused: too easy to guess.
-    if tag.len() < 8 || tag.len() > 16 {
+    if !(8..=16).contains(&len) {
         return Err(Error::InvalidTagLength);
     }
-    if crate::ct::public_choice(ours[..tag.len()].ct_eq(tag)) {
+    if tag.len() == len && crate::ct::public_choice(ours[..len].ct_eq(tag)) {
         Ok(())
     } else {
         Err(Error::Decrypt)
@@ -125,10 +127,16 @@ impl Cmac {
         self.chain.finish(&k1, &k2)
     }
 
-    /// Checks a tag of 8 to 16 bytes (a truncation of the full tag) in constant time.
+    /// Checks a full 16-byte tag in constant time; anything else is [`Error::Decrypt`].
     pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
+        self.verify_truncated(tag, 16)
+    }
+
+    /// Checks a tag truncated to `len` bytes (8 to 16, as the protocol fixes it; anything
+    /// else is [`Error::InvalidTagLength`]); `tag` must be exactly `len` bytes.
+    pub fn verify_truncated(self, tag: &[u8], len: usize) -> Result<(), Error> {
         let mut ours = self.finalize();
-        let r = verify_tag(&ours, tag);
+        let r = verify_tag(&ours, tag, len);
         ours.zeroize();
         r
     }
@@ -187,10 +195,16 @@ impl XcbcMac {
         self.chain.finish(&k2, &k3)
     }
 
-    /// Checks a tag of 8 to 16 bytes in constant time.
+    /// Checks a full 16-byte tag in constant time; anything else is [`Error::Decrypt`].
     pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
+        self.verify_truncated(tag, 16)
+    }
+
+    /// Checks a tag truncated to `len` bytes (8 to 16, as the protocol fixes it (RFC 3566 uses 12); anything
+    /// else is [`Error::InvalidTagLength`]); `tag` must be exactly `len` bytes.
+    pub fn verify_truncated(self, tag: &[u8], len: usize) -> Result<(), Error> {
         let mut ours = self.finalize();
-        let r = verify_tag(&ours, tag);
+        let r = verify_tag(&ours, tag, len);
         ours.zeroize();
         r
     }
