@@ -1,37 +1,17 @@
-//! Inputs and outputs: stdin/stdout when no file is named, output files written under a
-//! temporary name and renamed only when complete (and, for decryption, authenticated), with
-//! the temporary file removed on failure or on an interrupt.
+//! Inputs and outputs: stdin and stdout when no file is named; named output files that appear
+//! only when complete (unnamed until then on Linux, see `shangmi::sink::AtomicFile`); small
+//! files (keys, signatures, passwords) read with a size bound.
 
+use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 
 use shangmi::sink::{AtomicFile, Sink};
+use zeroize::Zeroizing;
 
-use crate::fail::{Result, error, io_error};
-
-/// Temporary files to remove if the process is interrupted.
-static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// On SIGINT, SIGTERM or SIGHUP: remove the temporary files, exit 130.
-pub fn install_interrupt_cleanup() {
-    let _ = ctrlc::set_handler(|| {
-        if let Ok(temps) = TEMPS.lock() {
-            for t in temps.iter() {
-                let _ = std::fs::remove_file(t);
-            }
-        }
-        eprintln!("shangmi: interrupted; no output written");
-        std::process::exit(130);
-    });
-}
-
-fn forget_temp(p: &Path) {
-    if let Ok(mut temps) = TEMPS.lock() {
-        temps.retain(|t| t != p);
-    }
-}
+use crate::fail::{Failure, Result, error, io_error};
+use crate::signals;
 
 /// An input stream and the name errors should use for it.
 pub struct Input {
@@ -44,9 +24,7 @@ pub struct Input {
 /// Opens `path`, or stdin when it is `None` or "-".
 pub fn open_input(path: Option<&Path>) -> Result<Input> {
     match path {
-        None => Ok(stdin()),
-        Some(p) if p == Path::new("-") => Ok(stdin()),
-        Some(p) => {
+        Some(p) if p != Path::new("-") => {
             let name = p.display().to_string();
             let f = File::open(p).map_err(|e| io_error(&name, &e))?;
             let meta = f.metadata().map_err(|e| io_error(&name, &e))?;
@@ -60,21 +38,27 @@ pub fn open_input(path: Option<&Path>) -> Result<Input> {
                 len,
             })
         }
-    }
-}
-
-fn stdin() -> Input {
-    Input {
-        reader: Box::new(io::stdin().lock()),
-        name: "stdin".into(),
-        len: None,
+        _ => {
+            signals::stdin_open()?;
+            Ok(Input {
+                reader: Box::new(io::stdin().lock()),
+                name: "stdin".into(),
+                len: None,
+            })
+        }
     }
 }
 
 impl Input {
     /// The whole input, for operations that need it at once; `limit` bounds the size.
-    pub fn read_all(mut self, limit: u64) -> Result<Vec<u8>> {
-        let mut buf = Vec::new();
+    pub fn read_all(self, limit: u64) -> Result<Zeroizing<Vec<u8>>> {
+        let buf = self.read_bounded(limit)?;
+        signals::at_end_of_input();
+        Ok(buf)
+    }
+
+    fn read_bounded(mut self, limit: u64) -> Result<Zeroizing<Vec<u8>>> {
+        let mut buf = Zeroizing::new(Vec::new());
         (&mut self.reader)
             .take(limit + 1)
             .read_to_end(&mut buf)
@@ -90,7 +74,10 @@ impl Input {
         let mut n = 0;
         while n < buf.len() {
             match self.reader.read(&mut buf[n..]) {
-                Ok(0) => break,
+                Ok(0) => {
+                    signals::at_end_of_input();
+                    break;
+                }
                 Ok(k) => n += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(io_error(&self.name, &e)),
@@ -100,101 +87,99 @@ impl Input {
     }
 }
 
+/// A small file read whole (a key, a signature, a password; "-" is stdin), refusing more than
+/// `limit` bytes: none of these is ever large, and `/dev/zero` must not exhaust memory.
+pub fn read_small(path: &Path, limit: u64) -> Result<Zeroizing<Vec<u8>>> {
+    open_input(Some(path))?.read_bounded(limit)
+}
+
+/// Prints `text` on stdout, failing with a message (where `println!` would panic, or say
+/// nothing when stdout is closed) if stdout is closed, full or a closed pipe.
+pub fn print(text: &str) -> Result<()> {
+    signals::stdout_open()?;
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| io_error("stdout", &e))
+}
+
 enum Dest {
     Stdout(BufWriter<io::Stdout>),
     /// A device, pipe or other non-regular file: written in place (renaming over it would
     /// replace it).
     Direct(BufWriter<File>),
-    /// Held until verified, then copied to stdout.
-    Spool(File),
     File(AtomicFile),
 }
 
-/// Where a command writes its result. Nothing reaches a named file before [`commit`].
+/// Where a command writes its result. A named regular file appears only at [`commit`];
+/// stdout and special files receive data as it is written.
 ///
 /// [`commit`]: Output::commit
 pub struct Output {
     dest: Option<Dest>,
     pub name: String,
-    /// A non-regular target that spooled output goes to on commit (stdout otherwise).
-    special: Option<PathBuf>,
 }
 
 impl Output {
-    /// `path`, or stdout when `None` or "-". With `hold`, stdout output is spooled to an
-    /// anonymous temporary file and released only by [`commit`](Output::commit): for
-    /// decryption, whose output must not appear before it is authenticated.
-    pub fn create(path: Option<&Path>, hold: bool) -> Result<Output> {
-        let special =
-            path.filter(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()));
-        if let Some(p) = special {
-            let name = p.display().to_string();
-            let dest = if hold {
-                Dest::Spool(tempfile::tempfile().map_err(|e| io_error("temporary file", &e))?)
-            } else {
-                let f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(p)
-                    .map_err(|e| io_error(&name, &e))?;
-                Dest::Direct(BufWriter::with_capacity(1 << 16, f))
-            };
-            return Ok(Output {
-                dest: Some(dest),
-                name,
-                special: Some(p.to_path_buf()),
-            });
-        }
-        let dest = match path {
+    /// `path`, or stdout when `None` or "-".
+    pub fn create(path: Option<&Path>) -> Result<Output> {
+        let (dest, name) = match path {
             Some(p) if p != Path::new("-") => {
                 let name = p.display().to_string();
-                let f = AtomicFile::create(p).map_err(|e| io_error(&name, &e))?;
-                if let Ok(mut temps) = TEMPS.lock() {
-                    temps.push(f.temp_path().to_path_buf());
-                }
-                return Ok(Output {
-                    dest: Some(Dest::File(f)),
-                    name,
-                    special: None,
-                });
+                let special = std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir());
+                let dest = if special {
+                    let f = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(p)
+                        .map_err(|e| io_error(&name, &e))?;
+                    Dest::Direct(BufWriter::with_capacity(1 << 16, f))
+                } else {
+                    let f = AtomicFile::create(p).map_err(|e| io_error(&name, &e))?;
+                    if let Some(t) = f.temp_path() {
+                        signals::track_temp(t.to_path_buf());
+                    }
+                    Dest::File(f)
+                };
+                (dest, name)
             }
-            _ if hold => {
-                Dest::Spool(tempfile::tempfile().map_err(|e| io_error("temporary file", &e))?)
+            _ => {
+                signals::stdout_open()?;
+                (
+                    Dest::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())),
+                    "stdout".into(),
+                )
             }
-            _ => Dest::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())),
         };
         Ok(Output {
             dest: Some(dest),
-            name: "stdout".into(),
-            special: None,
+            name,
         })
     }
 
-    /// Makes the output final: renames the file into place, or releases spooled output.
+    /// Whether nothing written reaches anyone before [`commit`](Output::commit): a named
+    /// regular file. Stdout, pipes and devices take data as it comes.
+    pub fn is_atomic(&self) -> bool {
+        matches!(self.dest, Some(Dest::File(_)))
+    }
+
+    /// Makes the output final: renames the file into place, or flushes the stream. Not after
+    /// an interrupt: then the process exits here, having committed nothing.
     pub fn commit(mut self) -> Result<()> {
         let name = self.name.clone();
-        match self.dest.take().expect("present until commit") {
+        let dest = self
+            .dest
+            .take()
+            .ok_or_else(|| error(&name, "already committed"))?;
+        let _commit = signals::before_commit();
+        match dest {
             Dest::Stdout(mut w) => w.flush().map_err(|e| io_error(&name, &e)),
             Dest::Direct(mut w) => w.flush().map_err(|e| io_error(&name, &e)),
-            Dest::Spool(mut f) => {
-                let mut out: Box<dyn Write> = match &self.special {
-                    Some(p) => Box::new(
-                        std::fs::OpenOptions::new()
-                            .write(true)
-                            .open(p)
-                            .map_err(|e| io_error(&name, &e))?,
-                    ),
-                    None => Box::new(io::stdout().lock()),
-                };
-                f.seek(SeekFrom::Start(0))
-                    .and_then(|_| io::copy(&mut f, &mut out))
-                    .and_then(|_| out.flush())
-                    .map(|_| ())
-                    .map_err(|e| io_error(&name, &e))
-            }
             Dest::File(f) => {
-                let temp = f.temp_path().to_path_buf();
+                let temp = f.temp_path().map(Path::to_path_buf);
                 let r = f.commit().map(|_| ()).map_err(|e| io_error(&name, &e));
-                forget_temp(&temp);
+                if let Some(t) = temp {
+                    signals::untrack_temp(&t);
+                }
                 r
             }
         }
@@ -211,7 +196,6 @@ impl Write for Output {
         match self.dest.as_mut() {
             Some(Dest::Stdout(w)) => w.write(buf),
             Some(Dest::Direct(w)) => w.write(buf),
-            Some(Dest::Spool(f)) => f.write(buf),
             Some(Dest::File(f)) => f.write(buf),
             None => Err(io::Error::other("output already closed")),
         }
@@ -221,44 +205,86 @@ impl Write for Output {
         match self.dest.as_mut() {
             Some(Dest::Stdout(w)) => w.flush(),
             Some(Dest::Direct(w)) => w.flush(),
-            Some(Dest::Spool(f)) => f.flush(),
             Some(Dest::File(f)) => f.flush(),
             None => Ok(()),
         }
     }
 }
 
-impl Drop for Output {
-    /// Uncommitted: the temporary file goes (AtomicFile removes it), spooled output is
-    /// dropped unread.
-    fn drop(&mut self) {
-        if let Some(Dest::File(f)) = self.dest.take() {
-            let temp = f.temp_path().to_path_buf();
-            f.discard();
-            forget_temp(&temp);
+/// Only a named regular file can seek (formats that fill in a field at the end use it).
+impl Seek for Output {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match self.dest.as_mut() {
+            Some(Dest::File(f)) => f.seek(pos),
+            _ => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "output cannot seek",
+            )),
         }
     }
 }
 
-/// A sink for the library's streaming decryptor: everything goes to the output, committed by
-/// the decryptor only after authentication.
-pub struct OutputSink(pub Output);
-
-impl Write for OutputSink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+impl Drop for Output {
+    /// Uncommitted: the file never appears (AtomicFile removes or never names it).
+    fn drop(&mut self) {
+        if let Some(Dest::File(f)) = self.dest.take() {
+            let temp = f.temp_path().map(Path::to_path_buf);
+            f.discard();
+            if let Some(t) = temp {
+                signals::untrack_temp(&t);
+            }
+        }
     }
 }
 
-impl Sink for OutputSink {
-    type Output = Output;
+/// A write error of the output, marked as such on its way through a library call that both
+/// reads and writes, so that the message blames the right file.
+#[derive(Debug)]
+struct OnOutput(io::Error);
 
-    fn commit(self) -> io::Result<Output> {
-        Ok(self.0)
+impl fmt::Display for OnOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for OnOutput {}
+
+fn on_output(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), OnOutput(e))
+}
+
+/// An I/O error from a call that reads `input` and writes `output`: blamed on the output when
+/// it came from a write, on the input otherwise.
+pub fn io_error_on(input: &str, output: &str, e: &io::Error) -> Failure {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<OnOutput>())
+    {
+        Some(OnOutput(inner)) => io_error(output, inner),
+        None => io_error(input, e),
+    }
+}
+
+/// A library sink over a command's writer: the library commits it only after verification,
+/// and the command commits its [`Output`] after that. Write errors are marked as the output's.
+pub struct Through<'a>(pub &'a mut dyn Write);
+
+impl Write for Through<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(on_output)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(on_output)
+    }
+}
+
+impl Sink for Through<'_> {
+    type Output = ();
+
+    fn commit(mut self) -> io::Result<()> {
+        self.flush()
     }
 
     fn discard(self) {}

@@ -5,27 +5,39 @@ use std::path::Path;
 
 use shangmi::sm2::{KeyFileError, SigningKey, VerifyingKey};
 
-use crate::fail::{Result, error, io_error};
-use crate::password;
+use zeroize::Zeroizing;
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| io_error(path.display(), &e))
+use crate::fail::{Failure, Result, error, rejected};
+use crate::files::read_small;
+use crate::secrets;
+
+/// Key files are a few hundred bytes; the bound keeps a wrong path such as /dev/zero from
+/// exhausting memory.
+const KEY_FILE_LIMIT: u64 = 1 << 20;
+
+fn read(path: &Path) -> Result<Zeroizing<Vec<u8>>> {
+    read_small(path, KEY_FILE_LIMIT)
 }
 
 fn is_pem(data: &[u8]) -> bool {
     data.trim_ascii_start().starts_with(b"-----BEGIN ")
 }
 
-fn key_error(path: &Path, e: KeyFileError) -> crate::fail::Failure {
-    error(path.display(), e)
+/// A wrong password is a failed authentication (exit 1), like a wrong key for `open`;
+/// anything else about a key file is an input error (exit 2).
+fn key_error(path: &Path, e: KeyFileError) -> Failure {
+    match e {
+        KeyFileError::WrongPassword => rejected(path.display(), e),
+        e => error(path.display(), e),
+    }
 }
 
 /// A private key file: PEM (`PRIVATE KEY`, `EC PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`) or the
 /// same structures in DER.
 pub fn private_key(path: &Path, password_file: Option<&Path>) -> Result<SigningKey> {
-    let data = zeroize::Zeroizing::new(read(path)?);
+    let data = read(path)?;
     let ask = || {
-        password::get(
+        secrets::password(
             password_file,
             &format!("Password for {}", path.display()),
             false,

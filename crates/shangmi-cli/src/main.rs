@@ -6,11 +6,13 @@
 
 mod fail;
 mod files;
+mod held;
 mod keyio;
 mod mac_cmd;
-mod password;
 mod progress;
 mod seal_cmd;
+mod secrets;
+mod signals;
 mod sm2_cmd;
 mod sm3_cmd;
 mod sm4_cmd;
@@ -61,14 +63,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            // --help and --version are successes; anything else is a usage error (exit 2).
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(e) => return usage(&e),
     };
-    files::install_interrupt_cleanup();
+    signals::install();
     let result = match cli.command {
         Command::Sm3(args) => Ok(sm3_cmd::run(args)),
         Command::Hmac(args) => mac_cmd::hmac(args),
@@ -86,4 +83,43 @@ fn main() -> ExitCode {
             ExitCode::from(f.outcome.code())
         }
     }
+}
+
+/// --help and --version print in full (exit 0, or 2 if stdout cannot take them); a usage
+/// mistake is one line on stderr naming the mistake and where help is (exit 2).
+fn usage(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            match files::print(&e.render().to_string()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(f) => {
+                    eprintln!("shangmi: {}", f.message);
+                    ExitCode::from(2)
+                }
+            }
+        }
+        _ => {
+            eprintln!("shangmi: {}", one_line(&e.render().to_string()));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// clap's message ("error: ...", a tip, the usage, "For more information, try '...'") as one
+/// line: the error, then where to look.
+fn one_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("invalid usage");
+    let what = first.strip_prefix("error: ").unwrap_or(first);
+    let help = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("For more information, try "))
+        .map(|h| h.trim_end_matches('.').to_string())
+        .unwrap_or_else(|| "'shangmi --help'".into());
+    if what.starts_with("Usage:") || what.starts_with("SM2, SM3 and SM4") {
+        // A command or subcommand is missing: clap shows the help; one line says so.
+        return format!("a command is needed; try {help}");
+    }
+    format!("{what} (try {help})")
 }

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use shangmi::seal::{self, Key, Recipients};
 
 use crate::fail::{Outcome, Result, error, io_error, rejected};
-use crate::files::{Input, Output, OutputSink, open_input};
+use crate::files::{Input, Output, Through, io_error_on, open_input};
+use crate::held::verified;
 use crate::progress::Progress;
-use crate::{keyio, password};
+use crate::{keyio, secrets};
 
 /// Encrypt and authenticate a file for SM2 recipients or under a password.
 #[derive(clap::Args)]
@@ -77,6 +78,9 @@ struct Counted {
 impl std::io::Read for Counted {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.input.reader.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            crate::signals::at_end_of_input();
+        }
         self.progress.advance(n as u64);
         Ok(n)
     }
@@ -89,7 +93,7 @@ pub fn seal(args: SealArgs) -> Result<Outcome> {
         .map(|p| keyio::public_key(p, None))
         .collect::<Result<Vec<_>>>()?;
     let password = match &args.password_file {
-        Some(f) => Some(password::from_file(f)?),
+        Some(f) => Some(secrets::password_from_file(f)?),
         None => None,
     };
     let to = match &password {
@@ -106,7 +110,8 @@ pub fn seal(args: SealArgs) -> Result<Outcome> {
         input,
         progress: Progress::new(len, "seal"),
     };
-    let out = Output::create(args.output.as_deref(), false)?;
+    secrets::check_stdin_once(args.password_file.as_deref(), args.input.as_deref())?;
+    let out = Output::create(args.output.as_deref())?;
     let out_name = out.name.clone();
     let mut sealer = seal::Sealer::new(out, to).map_err(|e| seal_error(&out_name, e))?;
     let mut buf = zeroize::Zeroizing::new(vec![0u8; seal::CHUNK_SIZE]);
@@ -137,6 +142,7 @@ fn seal_error(what: &str, e: seal::Error) -> crate::fail::Failure {
 }
 
 pub fn open(args: OpenArgs) -> Result<Outcome> {
+    secrets::check_stdin_once(args.password_file.as_deref(), args.input.as_deref())?;
     let secret;
     let password;
     let key = match (&args.key, &args.password_file) {
@@ -145,22 +151,25 @@ pub fn open(args: OpenArgs) -> Result<Outcome> {
             Key::Private(&secret)
         }
         (None, Some(f)) => {
-            password = password::from_file(f)?;
+            password = secrets::password_from_file(f)?;
             Key::Password(&password)
         }
         (None, None) => return Err(error("open", "--key or --password-file is needed")),
     };
     let input = open_input(args.input.as_deref())?;
     let name = input.name.clone();
-    let len = input.len;
-    let counted = Counted {
-        input,
-        progress: Progress::new(len, "open"),
-    };
-    let out = Output::create(args.output.as_deref(), true)?;
-    let out = seal::open(counted, key, OutputSink(out)).map_err(|e| match e {
-        seal::Error::Io(e) => io_error(&name, &e),
-        other => seal_error(&name, other),
+    let mut out = Output::create(args.output.as_deref())?;
+    let out_name = out.name.clone();
+    verified(input, &mut out, |input, w| {
+        let len = input.len;
+        let counted = Counted {
+            input,
+            progress: Progress::new(len, "open"),
+        };
+        seal::open(counted, key, Through(w)).map_err(|e| match e {
+            seal::Error::Io(e) => io_error_on(&name, &out_name, &e),
+            other => seal_error(&name, other),
+        })
     })?;
     out.commit()?;
     Ok(Outcome::Ok)

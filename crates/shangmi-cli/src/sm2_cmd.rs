@@ -2,6 +2,7 @@
 //! writes (PEM keys as `openssl genpkey -algorithm SM2` writes them, DER signatures, the DER
 //! ciphertext of `openssl pkeyutl -encrypt`).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Subcommand, ValueEnum};
@@ -13,7 +14,8 @@ use shangmi::sm3::Sm3;
 use zeroize::Zeroizing;
 
 use crate::fail::{Outcome, Result, error, io_error, rejected};
-use crate::files::{Input, Output, OutputSink, open_input};
+use crate::files::{Input, Output, Through, io_error_on, open_input, print, read_small};
+use crate::held::verified;
 use crate::keyio;
 use crate::progress::Progress;
 
@@ -202,7 +204,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             } else {
                 sig.to_der()
             };
-            let mut out = Output::create(output.as_deref(), false)?;
+            let mut out = Output::create(output.as_deref())?;
             out.put(&bytes)?;
             out.commit()?;
             Ok(Outcome::Ok)
@@ -216,7 +218,8 @@ pub fn run(args: Args) -> Result<Outcome> {
         } => {
             let key = keyio::public_key(&public, None)?;
             let id = id_bytes(id.as_deref())?;
-            let sig_bytes = std::fs::read(&sig).map_err(|e| io_error(sig.display(), &e))?;
+            // A DER signature is at most 72 bytes; a bound keeps /dev/zero out.
+            let sig_bytes = read_small(&sig, 64 * 1024)?;
             let parsed = if raw {
                 <[u8; 64]>::try_from(sig_bytes.as_slice())
                     .ok()
@@ -228,10 +231,10 @@ pub fn run(args: Args) -> Result<Outcome> {
             let e = digest(&z, open_input(input.as_deref())?)?;
             let ok = parsed.is_some_and(|s| key.verify_digest(&e, &s).is_ok());
             if ok {
-                println!("Verified OK");
+                print("Verified OK\n")?;
                 Ok(Outcome::Ok)
             } else {
-                println!("Verification failure");
+                print("Verification failure\n")?;
                 Ok(Outcome::Mismatch)
             }
         }
@@ -289,7 +292,7 @@ fn public_pem(key: &SigningKey) -> Result<String> {
 }
 
 fn write_text(path: Option<&Path>, text: &str) -> Result<Outcome> {
-    let mut out = Output::create(path, false)?;
+    let mut out = Output::create(path)?;
     out.put(text.as_bytes())?;
     out.commit()?;
     Ok(Outcome::Ok)
@@ -305,7 +308,7 @@ fn keygen(
     let key = SigningKey::random().map_err(|e| error("keygen", e))?;
     let pem: Zeroizing<String> = match &password_file {
         Some(f) => {
-            let password = crate::password::from_file(f)?;
+            let password = crate::secrets::password_from_file(f)?;
             let params = EncryptionParams {
                 prf: match prf {
                     PrfChoice::Sm3 => Prf::HmacSm3,
@@ -315,26 +318,38 @@ fn keygen(
             };
             Zeroizing::new(
                 key.to_pkcs8_encrypted_pem(&password, params)
-                    .map_err(|e| error("keygen", e))?,
+                    .map_err(|e| error("--iterations", e))?,
             )
         }
         None => key.to_pkcs8_pem().map_err(|e| error("keygen", e))?,
     };
-    // The public key first: a failure there leaves no orphan private key behind.
-    let mut pub_out = match &pubout {
-        Some(p) => {
-            let mut o = Output::create(Some(p), false)?;
-            o.put(public_pem(&key)?.as_bytes())?;
-            Some(o)
-        }
-        None => None,
-    };
-    let mut out = Output::create(output.as_deref(), false)?;
-    out.put(pem.as_bytes())?;
-    if let Some(o) = pub_out.take() {
-        o.commit()?;
+    // Both outputs are prepared before either is committed, and named files are committed
+    // before stdout, which cannot be taken back: if a later commit fails, the files already
+    // committed are removed, so a failure leaves neither key behind.
+    let mut outs = Vec::new();
+    if let Some(p) = &pubout {
+        let mut o = Output::create(Some(p))?;
+        o.put(public_pem(&key)?.as_bytes())?;
+        outs.push((o, Some(p.clone())));
     }
-    out.commit()?;
+    let mut o = Output::create(output.as_deref())?;
+    o.put(pem.as_bytes())?;
+    let named = output.as_ref().filter(|p| p.as_os_str() != "-").cloned();
+    outs.push((o, named));
+    outs.sort_by_key(|(o, _)| !o.is_atomic());
+    let mut committed: Vec<PathBuf> = Vec::new();
+    for (o, path) in outs {
+        let atomic = o.is_atomic();
+        if let Err(f) = o.commit() {
+            for p in &committed {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(f);
+        }
+        if let (true, Some(p)) = (atomic, path) {
+            committed.push(p);
+        }
+    }
     Ok(Outcome::Ok)
 }
 
@@ -344,38 +359,47 @@ fn encrypt(
     mut input: Input,
     output: Option<PathBuf>,
 ) -> Result<Outcome> {
+    let mut out = Output::create(output.as_deref())?;
+    let out_name = out.name.clone();
     if format == Format::Der {
         let name = input.name.clone();
-        let msg = Zeroizing::new(input.read_all(WHOLE_LIMIT)?);
+        let msg = input.read_all(WHOLE_LIMIT)?;
         let ct = key.encrypt(&msg, format).map_err(|e| error(&name, e))?;
-        let mut out = Output::create(output.as_deref(), false)?;
         out.put(&ct)?;
         out.commit()?;
         return Ok(Outcome::Ok);
     }
     let mut progress = Progress::new(input.len, "sm2 encrypt");
     let mut buf = Zeroizing::new(vec![0u8; 1 << 16]);
+    let in_name = input.name.clone();
+    let fail = |e: std::io::Error| io_error_on(&in_name, &out_name, &e);
     if format == Format::C1C2C3 {
-        let out = Output::create(output.as_deref(), false)?;
-        let mut enc = Encryptor::c1c2c3(key, PointEncoding::Uncompressed, out)
+        let mut enc = Encryptor::c1c2c3(key, PointEncoding::Uncompressed, Through(&mut out))
             .map_err(|e| error("encrypt", e))?;
-        pump(&mut input, &mut enc, &mut buf, &mut progress)?;
-        let out = enc.finish().map_err(|e| io_error("output", &e))?;
+        pump(&mut input, &mut enc, &mut buf, &mut progress, &out_name)?;
+        enc.finish().map_err(fail)?;
         out.commit()?;
         return Ok(Outcome::Ok);
     }
-    // C1C3C2 reserves C3's place and fills it in at the end: the ciphertext is built in a
-    // seekable temporary file, then copied to the output.
+    // C1C3C2 reserves C3's place after C1 and fills it in at the end: straight into a named
+    // output file, which can seek; through a temporary file (of ciphertext) for stdout.
+    if out.is_atomic() {
+        let mut enc = Encryptor::c1c3c2(key, PointEncoding::Uncompressed, &mut out)
+            .map_err(|e| error("encrypt", e))?;
+        pump(&mut input, &mut enc, &mut buf, &mut progress, &out_name)?;
+        enc.finish().map_err(|e| io_error(&out_name, &e))?;
+        out.commit()?;
+        return Ok(Outcome::Ok);
+    }
     let spool = tempfile::tempfile().map_err(|e| io_error("temporary file", &e))?;
     let mut enc = Encryptor::c1c3c2(key, PointEncoding::Uncompressed, spool)
         .map_err(|e| error("encrypt", e))?;
-    pump(&mut input, &mut enc, &mut buf, &mut progress)?;
+    pump(&mut input, &mut enc, &mut buf, &mut progress, &out_name)?;
     let mut file = enc.finish().map_err(|e| io_error("temporary file", &e))?;
-    let mut out = Output::create(output.as_deref(), false)?;
     use std::io::Seek;
     file.seek(std::io::SeekFrom::Start(0))
         .and_then(|_| std::io::copy(&mut file, &mut out))
-        .map_err(|e| io_error(&out.name, &e))?;
+        .map_err(|e| io_error(&out_name, &e))?;
     out.commit()?;
     Ok(Outcome::Ok)
 }
@@ -386,6 +410,7 @@ fn pump(
     w: &mut impl std::io::Write,
     buf: &mut [u8],
     progress: &mut Progress,
+    out_name: &str,
 ) -> Result<()> {
     loop {
         let n = input.fill(buf)?;
@@ -393,14 +418,15 @@ fn pump(
             return Ok(());
         }
         progress.advance(n as u64);
-        w.write_all(&buf[..n]).map_err(|e| io_error("output", &e))?;
+        w.write_all(&buf[..n])
+            .map_err(|e| io_error_on(&input.name, out_name, &e))?;
     }
 }
 
 fn decrypt(
     key: &SigningKey,
     format: Format,
-    mut input: Input,
+    input: Input,
     output: Option<PathBuf>,
 ) -> Result<Outcome> {
     let name = input.name.clone();
@@ -410,22 +436,34 @@ fn decrypt(
             "decryption failed (wrong key, wrong format or tampered); nothing written",
         )
     };
+    let mut out = Output::create(output.as_deref())?;
+    let out_name = out.name.clone();
     if format == Format::Der {
         let ct = input.read_all(WHOLE_LIMIT)?;
         let msg = Zeroizing::new(key.decrypt(&ct, format).map_err(|_| failed())?);
-        let mut out = Output::create(output.as_deref(), false)?;
         out.put(&msg)?;
         out.commit()?;
         return Ok(Outcome::Ok);
     }
-    let out = Output::create(output.as_deref(), true)?;
-    let mut dec = Decryptor::new(key, format, OutputSink(out)).map_err(|e| error("decrypt", e))?;
-    let mut progress = Progress::new(input.len, "sm2 decrypt");
-    let mut buf = vec![0u8; 1 << 16];
-    pump(&mut input, &mut dec, &mut buf, &mut progress)?;
-    let out = dec.finish().map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => failed(),
-        _ => io_error("output", &e),
+    verified(input, &mut out, |mut input, w| {
+        let mut dec = Decryptor::new(key, format, Through(w)).map_err(|e| error("decrypt", e))?;
+        let mut progress = Progress::new(input.len, "sm2 decrypt");
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = input.fill(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            progress.advance(n as u64);
+            dec.write_all(&buf[..n]).map_err(|e| match e.kind() {
+                std::io::ErrorKind::InvalidData => failed(),
+                _ => io_error_on(&name, &out_name, &e),
+            })?;
+        }
+        dec.finish().map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => failed(),
+            _ => io_error_on(&name, &out_name, &e),
+        })
     })?;
     out.commit()?;
     Ok(Outcome::Ok)

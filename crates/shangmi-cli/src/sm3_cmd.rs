@@ -19,6 +19,9 @@ Examples:
 Exit status: 0 all good, 1 a checksum did not match, 2 a file could not be read or the
 list was malformed.";
 
+/// The longest checksum line read: a digest, a name of up to PATH_MAX bytes escaped.
+const MAX_LINE: usize = 16 * 1024;
+
 /// Print or check SM3 checksums (the format of sha256sum).
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
@@ -87,6 +90,9 @@ pub fn run(args: Args) -> Outcome {
 /// Hashes a file (or stdin for "-") in constant memory.
 pub fn hash_file(name: &OsStr) -> io::Result<[u8; 32]> {
     if name == "-" {
+        if crate::signals::stdin_open().is_err() {
+            return Err(io::Error::from_raw_os_error(9)); // EBADF
+        }
         hash_reader(io::stdin().lock())
     } else {
         hash_reader(File::open(name)?)
@@ -151,6 +157,10 @@ fn check_list(args: &Args, list: &OsStr, out: &mut Output) -> Outcome {
         list.to_string_lossy()
     };
     let reader: Box<dyn BufRead> = if list == "-" {
+        if let Err(f) = crate::signals::stdin_open() {
+            eprintln!("shangmi: {}", f.message);
+            return Outcome::Error;
+        }
         Box::new(BufReader::new(io::stdin().lock()))
     } else {
         match File::open(list) {
@@ -163,15 +173,36 @@ fn check_list(args: &Args, list: &OsStr, out: &mut Output) -> Outcome {
     };
     let mut t = Tally::default();
     let sep = if args.zero { b'\0' } else { b'\n' };
-    for (number, line) in reader.split(sep).enumerate() {
-        let line = match line {
-            Ok(l) => l,
+    let mut reader = reader;
+    let mut line = Vec::new();
+    for number in 0.. {
+        // Lines are bounded: a list is read line by line, and one endless line (/dev/zero)
+        // must not take all memory.
+        line.clear();
+        match (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(sep, &mut line)
+        {
+            Ok(0) => break,
+            Ok(_) if line.len() > MAX_LINE && line.last() != Some(&sep) => {
+                report(
+                    &shown_list,
+                    format!("{}: line longer than {MAX_LINE} bytes", number + 1),
+                );
+                return Outcome::Error;
+            }
+            Ok(_) => {
+                if line.last() == Some(&sep) {
+                    line.pop();
+                }
+            }
             Err(e) => {
                 report(&shown_list, io_cause(&e));
                 return Outcome::Error;
             }
-        };
-        let Some((want, name)) = parse_line(&line) else {
+        }
+        let line = &line[..];
+        let Some((want, name)) = parse_line(line) else {
             if !line.is_empty() {
                 t.malformed += 1;
                 if args.warn {
@@ -363,6 +394,9 @@ impl Output {
     }
 
     fn line(&mut self, bytes: &[u8]) {
+        if self.error.is_none() && crate::signals::stdout_open().is_err() {
+            self.error = Some(io::Error::from_raw_os_error(9)); // EBADF
+        }
         if self.error.is_none() {
             let r = self
                 .out

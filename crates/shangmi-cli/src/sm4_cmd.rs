@@ -1,8 +1,8 @@
 //! `shangmi sm4 enc|dec`: the raw block-cipher modes, byte-identical to
 //! `openssl enc -sm4-<mode> -K <key> -iv <iv> [-nopad]` for ecb, cbc, cfb, ofb and ctr.
-//! GCM and CCM write ciphertext || tag, and decryption releases nothing unless the tag
-//! verifies. Streaming in constant memory except for CCM and XTS, whose whole input is one
-//! message.
+//! GCM and CCM write ciphertext || tag. Decryption with a final check (the tag of GCM and
+//! CCM, the padding of ECB and CBC) releases nothing unless the check passes. Streaming in
+//! constant memory except for CCM and XTS, whose whole input is one message.
 
 use std::path::PathBuf;
 
@@ -12,16 +12,23 @@ use shangmi::sm4::{Sm4, Sm4Ccm, Sm4Gcm};
 use zeroize::Zeroizing;
 
 use crate::fail::{Outcome, Result, error, parse_hex, rejected};
-use crate::files::{Output, open_input};
+use crate::files::{Input, Output, open_input};
+use crate::held::verified;
 use crate::progress::Progress;
+use crate::secrets;
 
 const EXAMPLES: &str = "\
 Examples:
   shangmi sm4 enc --mode cbc --key 0123456789abcdeffedcba9876543210 \\
       --iv 000102030405060708090a0b0c0d0e0f -i plain.bin -o cipher.bin
       (the same bytes as: openssl enc -sm4-cbc -K 0123...3210 -iv 0001...0e0f)
-  shangmi sm4 dec --mode gcm --key $KEY --iv 000000000000000000000001 -i sealed -o plain
+  shangmi sm4 dec --mode gcm --key-file key.hex --iv 000000000000000000000001 -i sealed -o plain
       (writes plain only if the tag verifies; exit 1 otherwise)
+
+A key file holds the key in hex (or as raw bytes); \"-\" reads it from stdin. Decrypting with a
+final check (gcm, ccm; ecb and cbc unless --nopad) to stdout or a pipe keeps a private copy
+of the ciphertext (in memory up to 8 MiB, then in $TMPDIR) and writes nothing until the check
+passes; with -o the file appears only then.
 
 Exit status: 0 success, 1 authentication or padding check failed, 2 usage or I/O error.";
 
@@ -66,9 +73,13 @@ pub struct Args {
     /// The mode of operation.
     #[arg(long, value_enum)]
     mode: Mode,
-    /// The key in hex: 16 bytes (32 for xts: the data key then the tweak key).
-    #[arg(long, value_name = "HEX")]
-    key: String,
+    /// The key in hex: 16 bytes (32 for xts: the data key then the tweak key). Visible to
+    /// other users in the process list: prefer --key-file.
+    #[arg(long, value_name = "HEX", required_unless_present = "key_file")]
+    key: Option<String>,
+    /// A file holding the key (hex or raw bytes); "-" is stdin.
+    #[arg(long, value_name = "FILE", conflicts_with = "key")]
+    key_file: Option<PathBuf>,
     /// IV (cbc, cfb, ofb, ctr: 16 bytes), nonce (gcm: any length, 12 usual; ccm: 7 to 13) or
     /// tweak (xts: 16 bytes), in hex.
     #[arg(long, value_name = "HEX")]
@@ -104,14 +115,9 @@ fn iv16(args: &Args) -> Result<[u8; 16]> {
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
-    let key = Zeroizing::new(parse_hex("--key", &args.key)?);
+    secrets::check_stdin_once(args.key_file.as_deref(), args.input.as_deref())?;
     let want = if args.mode == Mode::Xts { 32 } else { 16 };
-    if key.len() != want {
-        return Err(error(
-            "--key",
-            format!("must be {want} bytes ({} hex digits)", 2 * want),
-        ));
-    }
+    let key = secrets::key("key", args.key.as_deref(), args.key_file.as_deref(), want)?;
     if args.nopad && !matches!(args.mode, Mode::Ecb | Mode::Cbc) {
         return Err(error("--nopad", "only ecb and cbc pad"));
     }
@@ -138,6 +144,8 @@ fn sm4(key: &[u8]) -> Sm4 {
 }
 
 /// ECB and CBC, streamed: whole blocks as they come, the last block held back for padding.
+/// Decryption's check at the end (the padding, or whole blocks with --nopad) decides whether
+/// anything is released.
 fn block_mode(args: &Args, key: &[u8]) -> Result<Outcome> {
     let cipher = sm4(key);
     let iv = if args.mode == Mode::Cbc {
@@ -145,12 +153,36 @@ fn block_mode(args: &Args, key: &[u8]) -> Result<Outcome> {
     } else {
         [0; 16]
     };
-    let mut input = open_input(args.input.as_deref())?;
-    let mut out = Output::create(args.output.as_deref(), false)?;
+    let input = open_input(args.input.as_deref())?;
+    let mut out = Output::create(args.output.as_deref())?;
+    let name = out.name.clone();
+    match args.op {
+        Op::Enc => block_pass(args, &cipher, &iv, input, &mut out, &name)?,
+        Op::Dec => verified(input, &mut out, |input, w| {
+            block_pass(args, &cipher, &iv, input, w, &name)
+        })?,
+    }
+    out.commit()?;
+    Ok(Outcome::Ok)
+}
+
+/// One pass of ECB or CBC over `input` into `out`; decrypting, `Err` if the final check fails.
+fn block_pass(
+    args: &Args,
+    cipher: &Sm4,
+    iv: &[u8; 16],
+    mut input: Input,
+    out: &mut dyn std::io::Write,
+    out_name: &str,
+) -> Result<()> {
     let mut progress = Progress::new(input.len, "sm4");
-    let mut enc = cbc::Encryptor::new(&cipher, &iv);
-    let mut dec = cbc::Decryptor::new(&cipher, &iv);
+    let mut enc = cbc::Encryptor::new(cipher, iv);
+    let mut dec = cbc::Decryptor::new(cipher, iv);
     let mut buf = Zeroizing::new(vec![0u8; CHUNK + 16]);
+    let put = |out: &mut dyn std::io::Write, data: &[u8]| {
+        out.write_all(data)
+            .map_err(|e| crate::fail::io_error(out_name, &e))
+    };
     // `held` bytes at the front of `buf` carry over: a partial block, or when decrypting
     // with padding the last whole block, whose padding is checked at the end.
     let mut held = 0;
@@ -170,8 +202,8 @@ fn block_mode(args: &Args, key: &[u8]) -> Result<Outcome> {
         let ready = have - keep;
         if ready > 0 {
             let r = &mut buf[..ready];
-            process(args.mode, args.op, &cipher, &mut enc, &mut dec, r);
-            out.put(r)?;
+            process(args.mode, args.op, cipher, &mut enc, &mut dec, r);
+            put(out, r)?;
         }
         buf.copy_within(ready..have, 0);
         held = keep;
@@ -188,36 +220,34 @@ fn block_mode(args: &Args, key: &[u8]) -> Result<Outcome> {
                     "data not a multiple of the 16-byte block (--nopad)",
                 ));
             }
-            process(args.mode, args.op, &cipher, &mut enc, &mut dec, last);
-            out.put(last)?;
+            process(args.mode, args.op, cipher, &mut enc, &mut dec, last);
+            put(out, last)?;
         }
         (Op::Enc, false) => {
-            let pad = 16 - held % 16;
             let mut tail = Zeroizing::new(last.to_vec());
-            tail.resize(held + pad, pad as u8);
-            process(args.mode, args.op, &cipher, &mut enc, &mut dec, &mut tail);
-            out.put(&tail)?;
+            shangmi::sm4::modes::padding::pad(&mut tail);
+            process(args.mode, args.op, cipher, &mut enc, &mut dec, &mut tail);
+            put(out, &tail)?;
         }
         (Op::Dec, false) => {
             if held == 0 || held % 16 != 0 {
-                return Err(error(
-                    &input.name,
-                    "data not a multiple of the 16-byte block",
-                ));
-            }
-            process(args.mode, args.op, &cipher, &mut enc, &mut dec, last);
-            let p = usize::from(last[held - 1]);
-            if p == 0 || p > 16 || last[held - p..].iter().any(|&b| usize::from(b) != p) {
                 return Err(rejected(
                     &input.name,
-                    "bad decrypt (wrong key, IV or padding)",
+                    "data not a multiple of the 16-byte block; nothing written",
                 ));
             }
-            out.put(&last[..held - p])?;
+            process(args.mode, args.op, cipher, &mut enc, &mut dec, last);
+            let final_block: &[u8; 16] = last[held - 16..].try_into().expect("16 bytes");
+            let pad = shangmi::sm4::modes::padding::unpad_len(final_block).map_err(|_| {
+                rejected(
+                    &input.name,
+                    "bad decrypt (wrong key, IV or padding); nothing written",
+                )
+            })?;
+            put(out, &last[..held - pad])?;
         }
     }
-    out.commit()?;
-    Ok(Outcome::Ok)
+    Ok(())
 }
 
 fn process(
@@ -247,7 +277,7 @@ fn stream_mode(args: &Args, key: &[u8]) -> Result<Outcome> {
     let cipher = sm4(key);
     let iv = iv16(args)?;
     let mut input = open_input(args.input.as_deref())?;
-    let mut out = Output::create(args.output.as_deref(), false)?;
+    let mut out = Output::create(args.output.as_deref())?;
     let mut progress = Progress::new(input.len, "sm4");
     let mut cfb = Cfb::new(&cipher, &iv);
     let mut ofb = Ofb::new(&cipher, &iv);
@@ -283,16 +313,43 @@ fn nonce(args: &Args) -> Result<Vec<u8>> {
     parse_hex("--iv", n)
 }
 
-/// GCM, streamed: the tag follows the ciphertext; decryption writes to a held output that is
-/// committed only once the tag verifies.
+/// GCM, streamed: the tag follows the ciphertext. Decryption releases nothing unless the tag
+/// verifies.
 fn gcm(args: &Args, key: &[u8], aad: &[u8]) -> Result<Outcome> {
     let g = Sm4Gcm::with_tag_len(key.try_into().expect("16 bytes"), args.tag_len)
         .map_err(|e| error("--tag-len", e))?;
     let nonce = nonce(args)?;
-    let mut stream = g.start(&nonce, aad).map_err(|e| error("--iv", e))?;
-    let mut input = open_input(args.input.as_deref())?;
-    let mut out = Output::create(args.output.as_deref(), args.op == Op::Dec)?;
+    g.start(&nonce, aad).map_err(|e| error("--iv", e))?;
+    let input = open_input(args.input.as_deref())?;
+    let mut out = Output::create(args.output.as_deref())?;
+    let name = out.name.clone();
+    match args.op {
+        Op::Enc => gcm_pass(args, &g, &nonce, aad, input, &mut out, &name)?,
+        Op::Dec => verified(input, &mut out, |input, w| {
+            gcm_pass(args, &g, &nonce, aad, input, w, &name)
+        })?,
+    }
+    out.commit()?;
+    Ok(Outcome::Ok)
+}
+
+/// One pass of GCM; decrypting, `Err` unless the tag verifies (the plaintext written to `out`
+/// meanwhile is the caller's to hold back).
+fn gcm_pass(
+    args: &Args,
+    g: &Sm4Gcm,
+    nonce: &[u8],
+    aad: &[u8],
+    mut input: Input,
+    out: &mut dyn std::io::Write,
+    out_name: &str,
+) -> Result<()> {
+    let mut stream = g.start(nonce, aad).map_err(|e| error("--iv", e))?;
     let mut progress = Progress::new(input.len, "sm4-gcm");
+    let put = |out: &mut dyn std::io::Write, data: &[u8]| {
+        out.write_all(data)
+            .map_err(|e| crate::fail::io_error(out_name, &e))
+    };
     let t = args.tag_len;
     let mut buf = Zeroizing::new(vec![0u8; CHUNK + t]);
     let mut held = 0;
@@ -310,7 +367,7 @@ fn gcm(args: &Args, key: &[u8], aad: &[u8]) -> Result<Outcome> {
             Op::Dec => stream.decrypt_unverified(d),
         }
         .map_err(|e| error(&input.name, e))?;
-        out.put(d)?;
+        put(out, d)?;
         buf.copy_within(ready..have, 0);
         held = keep;
         if at_end {
@@ -318,28 +375,26 @@ fn gcm(args: &Args, key: &[u8], aad: &[u8]) -> Result<Outcome> {
         }
     }
     match args.op {
-        Op::Enc => {
-            let tag = stream.finish();
-            out.put(&tag[..t])?;
-        }
+        Op::Enc => put(out, &stream.finish()[..t]),
         Op::Dec => {
             if held < t {
-                return Err(rejected(&input.name, "shorter than the tag"));
+                return Err(rejected(
+                    &input.name,
+                    "shorter than the tag; nothing written",
+                ));
             }
             stream
                 .verify(&buf[..t])
-                .map_err(|_| rejected(&input.name, "authentication failed; nothing written"))?;
+                .map_err(|_| rejected(&input.name, "authentication failed; nothing written"))
         }
     }
-    out.commit()?;
-    Ok(Outcome::Ok)
 }
 
 /// CCM and XTS: the whole input is one message.
 fn whole(args: &Args, key: &[u8], aad: &[u8]) -> Result<Outcome> {
     let input = open_input(args.input.as_deref())?;
     let name = input.name.clone();
-    let mut data = Zeroizing::new(input.read_all(WHOLE_LIMIT)?);
+    let mut data = input.read_all(WHOLE_LIMIT)?;
     let result = match args.mode {
         Mode::Ccm => {
             let nonce = nonce(args)?;
@@ -369,7 +424,7 @@ fn whole(args: &Args, key: &[u8], aad: &[u8]) -> Result<Outcome> {
         }
     };
     let result = Zeroizing::new(result);
-    let mut out = Output::create(args.output.as_deref(), false)?;
+    let mut out = Output::create(args.output.as_deref())?;
     out.put(&result)?;
     out.commit()?;
     Ok(Outcome::Ok)

@@ -13,7 +13,7 @@ pub mod ecb;
 pub mod gcm;
 pub mod mac;
 pub mod ofb;
-pub(crate) mod padding;
+pub mod padding;
 pub mod xts;
 
 use core::fmt;

@@ -5,15 +5,16 @@ use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use super::Error;
 
 /// Appends 1..=16 bytes of value n.
-pub(crate) fn pad(data: &mut Vec<u8>) {
+pub fn pad(data: &mut Vec<u8>) {
     let n = 16 - data.len() % 16;
     data.resize(data.len() + n, n as u8);
 }
 
-/// The padding length of the last block, or [`Error::Decrypt`]: every failure (pad byte 0,
-/// above 16, inconsistent bytes) is one error, and the time taken does not depend on which
-/// bytes are wrong or on the padding length.
-pub(crate) fn unpad_len(last: &[u8; 16]) -> Result<usize, Error> {
+/// The padding length of the last decrypted block, or [`Error::Decrypt`]: every failure (pad
+/// byte 0, above 16, inconsistent bytes) is one error, and the time taken does not depend on
+/// which bytes are wrong or on the padding length. For callers that decrypt a stream block by
+/// block and must check the padding of the last block themselves.
+pub fn unpad_len(last: &[u8; 16]) -> Result<usize, Error> {
     let n = last[15];
     let mut ok = !n.ct_eq(&0) & n.ct_lt(&17);
     for (i, &b) in last.iter().enumerate() {
