@@ -70,8 +70,7 @@ impl<'a> Decryptor<'a> {
 
 /// Pads with PKCS#7 and encrypts.
 pub fn encrypt_padded(cipher: &Sm4, iv: &Block, plaintext: &[u8]) -> Vec<u8> {
-    let mut out = plaintext.to_vec();
-    padding::pad(&mut out);
+    let mut out = padding::padded_copy(plaintext);
     // Whole blocks by construction.
     let _ = Encryptor::new(cipher, iv).encrypt_blocks(&mut out);
     out

@@ -18,8 +18,7 @@ pub fn decrypt(cipher: &Sm4, data: &mut [u8]) -> Result<(), Error> {
 
 /// Pads with PKCS#7 and encrypts.
 pub fn encrypt_padded(cipher: &Sm4, plaintext: &[u8]) -> Vec<u8> {
-    let mut out = plaintext.to_vec();
-    padding::pad(&mut out);
+    let mut out = padding::padded_copy(plaintext);
     let (blocks, _) = out.as_chunks_mut::<16>();
     cipher.encrypt_blocks(blocks);
     out

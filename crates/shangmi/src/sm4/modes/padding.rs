@@ -10,6 +10,15 @@ pub fn pad(data: &mut Vec<u8>) {
     data.resize(data.len() + n, n as u8);
 }
 
+/// `data` with its padding, in a buffer allocated once at its final size: padding a copy in
+/// place could reallocate and free a copy of the plaintext unwiped.
+pub(crate) fn padded_copy(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 16 - data.len() % 16);
+    out.extend_from_slice(data);
+    pad(&mut out);
+    out
+}
+
 /// The padding length of the last decrypted block, or [`Error::Decrypt`]: every failure (pad
 /// byte 0, above 16, inconsistent bytes) is one error, and the time taken does not depend on
 /// which bytes are wrong or on the padding length. For callers that decrypt a stream block by
@@ -24,7 +33,9 @@ pub fn unpad_len(last: &[u8; 16]) -> Result<usize, Error> {
     }
     let len = u8::conditional_select(&0, &n, ok);
     if crate::ct::public_choice(ok) {
-        Ok(usize::from(len))
+        // Valid padding makes its length public: the caller is handed exactly the bytes
+        // before it. Until this point nothing depended on it.
+        Ok(usize::from(crate::ct::public(len)))
     } else {
         Err(Error::Decrypt)
     }
