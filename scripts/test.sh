@@ -1,33 +1,47 @@
 #!/usr/bin/env bash
 # The one test command: every test suite of every language in the repository.
 # Usage: ./scripts/test.sh
+#
+# A tool that is missing (rustfmt, clippy, Go, valgrind, a nightly toolchain) skips its step
+# with a message; with CI=true (as .ci/run sets) a missing tool fails the run instead, so CI
+# cannot pass by skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
+# have TOOL-CHECK-COMMAND WHAT: whether a tool is there; in CI its absence is fatal.
+have() {
+  if eval "$1" >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: '$1' does not work, and $2 needs it (CI=true: nothing is skipped)" >&2
+    exit 1
+  fi
+  echo "not available: $2 skipped ('$1' failed)"
+  return 1
+}
+
 step "rustfmt"
-if cargo fmt --version >/dev/null 2>&1; then
+if have "cargo fmt --version" "the formatting check"; then
   cargo fmt --all -- --check
-else
-  echo "rustfmt not installed: skipped"
+  (cd fuzz && cargo fmt -- --check)
 fi
 
 step "clippy"
-if cargo clippy --version >/dev/null 2>&1; then
+if have "cargo clippy --version" "the lint check"; then
   cargo clippy --workspace --all-targets --locked -- -D warnings
-else
-  echo "clippy not installed: skipped"
 fi
 
 step "generated constants are current"
 python3 tools/sm4_constants.py --check
 
-step "Rust tests (every backend this CPU has)"
+step "Rust tests (every backend this CPU has; fuzz seeds and regressions replayed)"
 cargo test --workspace --locked
 
-step "Go peers of the benchmark (bench/go), when Go is installed"
-if command -v go >/dev/null 2>&1; then
+step "Go peers of the benchmark (bench/go)"
+if have "go version" "the Go peers' tests"; then
   (
     cd bench/go
     unformatted=$(gofmt -l .)
@@ -38,11 +52,19 @@ if command -v go >/dev/null 2>&1; then
     go vet ./...
     go test ./...
   )
-else
-  echo "go not installed: skipped"
 fi
 
-step "constant-time check under valgrind (when installed)"
-./scripts/ct-valgrind.sh
+step "fuzzing: every target for a few seconds (./scripts/fuzz.sh for long runs)"
+if have "cargo +nightly --version" "fuzzing"; then
+  ./scripts/fuzz.sh "${FUZZ_SECONDS:-5}"
+fi
+
+step "statistical timing test on this CPU's backends (./scripts/ct-timing.sh)"
+CT_TIMING_SECONDS=${CT_TIMING_SECONDS:-0.5} ./scripts/ct-timing.sh
+
+step "constant-time check under valgrind"
+if have "valgrind --version" "the constant-time check under valgrind"; then
+  ./scripts/ct-valgrind.sh
+fi
 
 step "all tests passed"

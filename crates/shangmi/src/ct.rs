@@ -10,11 +10,46 @@
 
 use subtle::Choice;
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod barrier_asm;
 #[cfg(shangmi_ctgrind)]
 mod valgrind_asm;
 
 #[cfg(shangmi_ctgrind)]
 pub mod probes;
+
+/// `x`, unchanged, hidden from the optimiser: from here on it cannot know that `x` is 0 or 1
+/// (or a sign mask), so the masks computed from it stay AND/OR/XOR instead of becoming the
+/// branch or the conditional jump LLVM otherwise likes to make of a select (the valgrind check
+/// caught it doing so twice). Free: an empty `asm!` on x86-64 and aarch64, `black_box`
+/// elsewhere.
+#[inline(always)]
+pub(crate) fn barrier(x: u64) -> u64 {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    return barrier_asm::hide(x);
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    return core::hint::black_box(x);
+}
+
+/// [`barrier`] for a signed word (a sign mask from `>> 63`).
+#[inline(always)]
+pub(crate) fn barrier_i64(x: i64) -> i64 {
+    barrier(x as u64) as i64
+}
+
+/// All ones when `bit` is 1, zero when it is 0 (`bit` must be one or the other), through
+/// [`barrier`]. The mask itself is hidden, not the bit: the compiler may still make it from a
+/// carry flag in one instruction, but cannot see that it is all-or-nothing where it is used.
+#[inline(always)]
+pub(crate) fn mask(bit: u64) -> u64 {
+    barrier(0u64.wrapping_sub(bit))
+}
+
+/// [`mask`] as 128 bits.
+#[inline(always)]
+pub(crate) fn mask128(bit: u64) -> u128 {
+    mask(bit) as i64 as i128 as u128
+}
 
 /// `x`, which the caller publishes anyway, declared public.
 #[inline(always)]

@@ -9,7 +9,7 @@ use crate::cpu::Backend;
 use crate::sm2::ct_probes as sm2;
 
 /// The probes by name, each run on two inputs so that input-dependent paths would show.
-pub const PROBES: [&str; 11] = [
+pub const PROBES: [&str; 18] = [
     "sm2-key-exchange",
     "sm2-decrypt",
     "sm2-fixed-base",
@@ -19,9 +19,22 @@ pub const PROBES: [&str; 11] = [
     "sm2-field-invert",
     "sm2-keygen-sign",
     "sm3-hmac",
+    "sm3-pbkdf2",
+    "sm3-kdf",
     "sm4-block",
     "sm4-gcm",
+    "sm4-ccm",
+    "sm4-cmac",
+    "sm4-xts",
+    "sm4-cbc-unpad",
+    "sm4-ctr",
 ];
+
+/// SM4 on the portable backend with a secret key.
+fn sm4_secret_key(mut key: [u8; 16]) -> Option<crate::sm4::Sm4> {
+    secret(&mut key);
+    crate::sm4::Sm4::with_backend(&key, Backend::Portable).ok()
+}
 
 /// Runs one probe on `seed`-derived inputs; `None` for an unknown name.
 pub fn run(name: &str, seed: u8) -> Option<Vec<u8>> {
@@ -74,6 +87,109 @@ pub fn run(name: &str, seed: u8) -> Option<Vec<u8>> {
             sealed[5] ^= 1;
             let forged = gcm.decrypt(&[seed; 12], b"aad", &sealed).is_err();
             [opened, vec![u8::from(forged)]].concat()
+        }
+        "sm3-pbkdf2" => {
+            let mut password = input(21);
+            secret(&mut password);
+            let mut out = [0u8; 48];
+            crate::sm3::pbkdf2_with_backend(Backend::Portable, &password, b"salt", 3, &mut out)
+                .ok()?
+                .ok()?;
+            public(out).to_vec()
+        }
+        "sm3-kdf" => {
+            // Z is the shared secret; the derived key is secret too, published here only as
+            // the probe's output.
+            let mut z = [input(22), input(23)].concat();
+            secret(&mut z[..]);
+            let mut out = [0u8; 100];
+            crate::sm3::kdf_with_backend(Backend::Portable, &z, &mut out).ok()?;
+            public(out).to_vec()
+        }
+        "sm4-ccm" => {
+            let c = sm4_secret_key(input(24)[..16].try_into().ok()?)?;
+            let ccm = crate::sm4::Sm4Ccm::with_cipher(c, 12, 16).ok()?;
+            let mut msg = input(25).repeat(2);
+            secret(&mut msg[..]);
+            let mut sealed = ccm.encrypt(&[seed; 12], b"aad", &msg).ok()?;
+            public_slice(&mut sealed);
+            let mut opened = ccm.decrypt(&[seed; 12], b"aad", &sealed).ok()?;
+            public_slice(&mut opened);
+            sealed[3] ^= 1;
+            let forged = ccm.decrypt(&[seed; 12], b"aad", &sealed).is_err();
+            [opened, vec![u8::from(forged)]].concat()
+        }
+        "sm4-cmac" => {
+            use crate::sm4::modes::mac::{Cmac, XcbcMac};
+            let c = sm4_secret_key(input(26)[..16].try_into().ok()?)?;
+            let mut msg = input(27).repeat(3);
+            secret(&mut msg[..41]);
+            let mut m = Cmac::with_cipher(c);
+            m.update(&msg[..41]);
+            let tag = public(m.clone().finalize());
+            // Verification of a wrong tag may not show where it differs.
+            let mut wrong = tag;
+            wrong[9] ^= 1;
+            let rejected = m.verify(&wrong).is_err();
+            let mut xkey: [u8; 16] = input(28)[..16].try_into().ok()?;
+            secret(&mut xkey);
+            let mut x = XcbcMac::new(&xkey);
+            x.update(&msg[..41]);
+            [
+                tag.to_vec(),
+                public(x.finalize()).to_vec(),
+                vec![u8::from(rejected)],
+            ]
+            .concat()
+        }
+        "sm4-xts" => {
+            use crate::sm4::modes::xts::{Variant, Xts};
+            let mut key = [input(29), input(30)].concat();
+            secret(&mut key[..]);
+            let key: [u8; 32] = key[..32].try_into().ok()?;
+            let mut out = Vec::new();
+            for variant in [Variant::Gb, Variant::Ieee] {
+                let x = Xts::with_backend(&key, variant, Backend::Portable)
+                    .ok()?
+                    .ok()?;
+                // 37 bytes: two whole blocks and ciphertext stealing.
+                let mut data = input(31)[..].repeat(2)[..37].to_vec();
+                secret(&mut data[..]);
+                x.encrypt(&[seed; 16], &mut data).ok()?;
+                public_slice(&mut data);
+                out.extend_from_slice(&data);
+            }
+            out
+        }
+        "sm4-cbc-unpad" => {
+            use crate::sm4::modes::cbc;
+            let c = sm4_secret_key(input(32)[..16].try_into().ok()?)?;
+            // Secret plaintext of every padding length; the padding check of the decryption
+            // may reveal only whether it passed.
+            let mut out = Vec::new();
+            for n in [0usize, 1, 15, 16, 31] {
+                let mut msg = vec![seed; n];
+                secret(&mut msg[..]);
+                let mut ct = cbc::encrypt_padded(&c, &[7; 16], &msg);
+                public_slice(&mut ct);
+                let mut back = cbc::decrypt_padded(&c, &[7; 16], &ct).ok()?;
+                public_slice(&mut back);
+                out.extend_from_slice(&back);
+                // A damaged last block: refused, without a secret-dependent branch.
+                let last = ct.len() - 1;
+                ct[last] ^= 0x40;
+                out.push(u8::from(cbc::decrypt_padded(&c, &[7; 16], &ct).is_err()));
+            }
+            out
+        }
+        "sm4-ctr" => {
+            use crate::sm4::modes::ctr;
+            let c = sm4_secret_key(input(33)[..16].try_into().ok()?)?;
+            let mut data = input(34).repeat(5);
+            secret(&mut data[..]);
+            ctr::apply_keystream(&c, &[seed; 16], &mut data).ok()?;
+            public_slice(&mut data);
+            data
         }
         _ => return None,
     })

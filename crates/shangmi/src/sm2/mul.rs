@@ -51,7 +51,7 @@ pub(crate) fn booth(k: &[u64; 4], i: usize, w: usize) -> (u32, Choice) {
     let top = c >> (w - 1);
     let v = c + below; // 0 ..= 2^w
     let neg_mag = (1u64 << w) - v;
-    let mask = 0u64.wrapping_sub(top);
+    let mask = crate::ct::mask(top);
     let mag = (v & !mask) | (neg_mag & mask);
     (mag as u32, Choice::from(top as u8))
 }
@@ -64,7 +64,7 @@ pub(crate) fn select64_portable(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
         let x = u64::from((j as u32 + 1) ^ idx);
         // Opaque to the optimiser: seeing that the mask is "entry == idx", LLVM otherwise
         // rewrites the scan as a search with a branch (the valgrind check caught it).
-        let mask = core::hint::black_box((x.wrapping_sub(1) >> 63).wrapping_neg());
+        let mask = crate::ct::mask(x.wrapping_sub(1) >> 63);
         for k in 0..8 {
             out[k] |= e[k] & mask;
         }

@@ -71,7 +71,7 @@ fn divsteps62(mut h: i64, f0: u64, g0: u64) -> (i64, [i64; 4]) {
     let (mut u, mut v, mut q, mut r) = (1i64, 0i64, 0i64, 1i64);
     for _ in 0..62 {
         // All ones when g is odd; when also delta > 0 (h >= 0) the step swaps.
-        let odd = (g & 1).wrapping_neg();
+        let odd = crate::ct::mask(g & 1);
         let swap = !((h >> 63) as u64) & odd;
         let s = swap as i64;
         let o = odd as i64;
@@ -177,7 +177,7 @@ fn sub_if_ge(x: &mut [i64; 5], m: &[i64; 5]) {
     }
     t[4] = x[4] - m[4] + c;
     // Opaque to the optimiser, which otherwise turns this select into a branch on the sign.
-    let keep = core::hint::black_box(t[4] >> 63);
+    let keep = crate::ct::barrier_i64(t[4] >> 63);
     for i in 0..5 {
         x[i] = (x[i] & keep) | (t[i] & !keep);
     }
@@ -209,8 +209,8 @@ pub(crate) fn invert(x: &[u64; 4], m: &Modulus) -> [u64; 4] {
     }
     debug_assert!(g == [0; 5]);
     // f = +-1 (or m when x = 0, with d = 0): the inverse is d with f's sign.
-    neg_masked(&mut d, core::hint::black_box(f[4] >> 63));
-    let negative = core::hint::black_box(d[4] >> 63);
+    neg_masked(&mut d, crate::ct::barrier_i64(f[4] >> 63));
+    let negative = crate::ct::barrier_i64(d[4] >> 63);
     add_masked(&mut d, &m.m, negative);
     from62(&d)
 }

@@ -21,7 +21,7 @@ use crate::cpu::Backend;
 /// `H x^-1 mod g` in the big-endian-integer representation: H shifted left one bit, with
 /// x^-1 = 0xC2000000_00000000_00000000_00000001 folded in when a bit falls off.
 pub(crate) fn hkey(h: u128) -> u128 {
-    (h << 1) ^ (0u128.wrapping_sub(h >> 127) & 0xc200_0000_0000_0000_0000_0000_0000_0001)
+    (h << 1) ^ (crate::ct::mask128((h >> 127) as u64) & 0xc200_0000_0000_0000_0000_0000_0000_0001)
 }
 
 /// H^n in GCM's field, by the portable multiplication (key setup only).

@@ -35,7 +35,7 @@ pub(crate) fn crypt64(rk: &[u32; 32], blocks: &mut [[u8; 16]]) {
     for (i, &k) in rk.iter().enumerate() {
         let [a, b, c, d] = [i % 4, (i + 1) % 4, (i + 2) % 4, (i + 3) % 4];
         let mut t: Word = core::array::from_fn(|bit| {
-            let key_bit = 0u64.wrapping_sub(u64::from(k >> bit & 1));
+            let key_bit = crate::ct::mask(u64::from(k >> bit & 1));
             x[b][bit] ^ x[c][bit] ^ x[d][bit] ^ key_bit
         });
         for q in 0..4 {

@@ -36,7 +36,7 @@ pub(crate) fn sub_if_ge(x: [u64; 4], top: u64, m: &[u64; 4]) -> [u64; 4] {
     }
     let (_, b) = sbb(top, 0, b);
     // b = 1: x < m, keep x.
-    let keep = 0u64.wrapping_sub(b);
+    let keep = crate::ct::mask(b);
     core::array::from_fn(|i| (x[i] & keep) | (d[i] & !keep))
 }
 
@@ -60,7 +60,7 @@ pub(crate) fn sub_mod(a: &[u64; 4], b: &[u64; 4], m: &[u64; 4]) -> [u64; 4] {
         (d[i], bw) = sbb(a[i], b[i], bw);
     }
     // On borrow add m back.
-    let mask = 0u64.wrapping_sub(bw);
+    let mask = crate::ct::mask(bw);
     let mut c = 0;
     for i in 0..4 {
         (d[i], c) = adc(d[i], m[i] & mask, c);

@@ -13,7 +13,7 @@ use super::{Error, xor_in_place};
 /// Doubling in GF(2^128) as CMAC defines it (big-endian, 0x87), in constant time.
 fn dbl(b: &Block) -> Block {
     let v = u128::from_be_bytes(*b);
-    ((v << 1) ^ (0u128.wrapping_sub(v >> 127) & 0x87)).to_be_bytes()
+    ((v << 1) ^ (crate::ct::mask128((v >> 127) as u64) & 0x87)).to_be_bytes()
 }
 
 /// The shared CBC chain: all whole blocks but the last are absorbed at once; the last stays

@@ -176,8 +176,8 @@ impl Tweak {
     fn double(&mut self) {
         let v = self.value;
         self.value = match self.variant {
-            Variant::Ieee => (v << 1) ^ (0u128.wrapping_sub(v >> 127) & 0x87),
-            Variant::Gb => (v >> 1) ^ (0u128.wrapping_sub(v & 1) & (0xe1 << 120)),
+            Variant::Ieee => (v << 1) ^ (crate::ct::mask128((v >> 127) as u64) & 0x87),
+            Variant::Gb => (v >> 1) ^ (crate::ct::mask128((v & 1) as u64) & (0xe1 << 120)),
         };
     }
 }
