@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::curve::{Curve, Pt, xy};
 use common::vectors;
 use num_bigint::BigUint;
 use rand::rngs::StdRng;
@@ -13,67 +14,6 @@ use shangmi::sm2::{
     DEFAULT_ID, EphemeralSecret, Error, Exchange, Role, SigningKey, VerifyingKey,
     derive_for_known_answer_tests,
 };
-
-/// Affine arithmetic on y^2 = x^3 + a x + b over GF(p), None for infinity.
-struct Curve {
-    p: BigUint,
-    a: BigUint,
-    n: BigUint,
-}
-
-type Pt = Option<(BigUint, BigUint)>;
-
-impl Curve {
-    fn inv(&self, x: &BigUint) -> BigUint {
-        x.modpow(&(&self.p - 2u8), &self.p)
-    }
-
-    fn add(&self, p: &Pt, q: &Pt) -> Pt {
-        let (Some((x1, y1)), Some((x2, y2))) = (p, q) else {
-            return p.clone().or(q.clone());
-        };
-        let m = &self.p;
-        let l = if x1 == x2 {
-            if (y1 + y2) % m == BigUint::ZERO {
-                return None;
-            }
-            (3u8 * x1 * x1 + &self.a) * self.inv(&(2u8 * y1)) % m
-        } else {
-            (y2 + m - y1) * self.inv(&((x2 + m - x1) % m)) % m
-        };
-        let x3 = (&l * &l + 2u8 * m - x1 - x2) % m;
-        let y3 = (&l * ((x1 + m - &x3) % m) + m - y1) % m;
-        Some((x3, y3))
-    }
-
-    fn mul(&self, k: &BigUint, p: &Pt) -> Pt {
-        let mut acc = None;
-        for i in (0..k.bits()).rev() {
-            acc = self.add(&acc, &acc);
-            if k.bit(i) {
-                acc = self.add(&acc, p);
-            }
-        }
-        acc
-    }
-
-    fn xbar(&self, x: &BigUint) -> BigUint {
-        let w = BigUint::from(1u8) << 127u32;
-        &w + (x % &w)
-    }
-}
-
-fn b32(x: &BigUint) -> [u8; 32] {
-    let v = x.to_bytes_be();
-    let mut out = [0u8; 32];
-    out[32 - v.len()..].copy_from_slice(&v);
-    out
-}
-
-fn xy(p: &Pt) -> [u8; 64] {
-    let (x, y) = p.clone().unwrap();
-    [b32(&x), b32(&y)].concat().try_into().unwrap()
-}
 
 #[test]
 fn the_standards_example() {
