@@ -2,7 +2,6 @@
 //! writes (PEM keys as `openssl genpkey -algorithm SM2` writes them, DER signatures, the DER
 //! ciphertext of `openssl pkeyutl -encrypt`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Subcommand, ValueEnum};
@@ -376,7 +375,9 @@ fn encrypt(
     if format == Format::C1C2C3 {
         let mut enc = Encryptor::c1c2c3(key, PointEncoding::Uncompressed, Through(&mut out))
             .map_err(|e| error("encrypt", e))?;
-        pump(&mut input, &mut enc, &mut buf, &mut progress, &out_name)?;
+        pump(&mut input, &mut enc, &mut buf, &mut progress, |e| {
+            io_error_on(&in_name, &out_name, &e)
+        })?;
         enc.finish().map_err(fail)?;
         out.commit()?;
         return Ok(Outcome::Ok);
@@ -386,7 +387,9 @@ fn encrypt(
     if out.is_atomic() {
         let mut enc = Encryptor::c1c3c2(key, PointEncoding::Uncompressed, &mut out)
             .map_err(|e| error("encrypt", e))?;
-        pump(&mut input, &mut enc, &mut buf, &mut progress, &out_name)?;
+        pump(&mut input, &mut enc, &mut buf, &mut progress, |e| {
+            io_error_on(&in_name, &out_name, &e)
+        })?;
         enc.finish().map_err(|e| io_error(&out_name, &e))?;
         out.commit()?;
         return Ok(Outcome::Ok);
@@ -394,7 +397,9 @@ fn encrypt(
     let spool = tempfile::tempfile().map_err(|e| io_error("temporary file", &e))?;
     let mut enc = Encryptor::c1c3c2(key, PointEncoding::Uncompressed, spool)
         .map_err(|e| error("encrypt", e))?;
-    pump(&mut input, &mut enc, &mut buf, &mut progress, &out_name)?;
+    pump(&mut input, &mut enc, &mut buf, &mut progress, |e| {
+        io_error_on(&in_name, &out_name, &e)
+    })?;
     let mut file = enc.finish().map_err(|e| io_error("temporary file", &e))?;
     use std::io::Seek;
     file.seek(std::io::SeekFrom::Start(0))
@@ -404,13 +409,14 @@ fn encrypt(
     Ok(Outcome::Ok)
 }
 
-/// Copies the input into a writer (an encryptor or decryptor), with progress.
+/// Copies the input into a writer (an encryptor or decryptor), with progress; `on_write` says
+/// what a failed write means.
 fn pump(
     input: &mut Input,
     w: &mut impl std::io::Write,
     buf: &mut [u8],
     progress: &mut Progress,
-    out_name: &str,
+    on_write: impl Fn(std::io::Error) -> crate::fail::Failure,
 ) -> Result<()> {
     loop {
         let n = input.fill(buf)?;
@@ -418,8 +424,7 @@ fn pump(
             return Ok(());
         }
         progress.advance(n as u64);
-        w.write_all(&buf[..n])
-            .map_err(|e| io_error_on(&input.name, out_name, &e))?;
+        w.write_all(&buf[..n]).map_err(&on_write)?;
     }
 }
 
@@ -445,25 +450,17 @@ fn decrypt(
         out.commit()?;
         return Ok(Outcome::Ok);
     }
+    // A write error is the output's, except InvalidData: the decryptor's verdict on C1 or C3.
+    let on_error = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData => failed(),
+        _ => io_error_on(&name, &out_name, &e),
+    };
     verified(input, &mut out, |mut input, w| {
         let mut dec = Decryptor::new(key, format, Through(w)).map_err(|e| error("decrypt", e))?;
         let mut progress = Progress::new(input.len, "sm2 decrypt");
         let mut buf = vec![0u8; 1 << 16];
-        loop {
-            let n = input.fill(&mut buf)?;
-            if n == 0 {
-                break;
-            }
-            progress.advance(n as u64);
-            dec.write_all(&buf[..n]).map_err(|e| match e.kind() {
-                std::io::ErrorKind::InvalidData => failed(),
-                _ => io_error_on(&name, &out_name, &e),
-            })?;
-        }
-        dec.finish().map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => failed(),
-            _ => io_error_on(&name, &out_name, &e),
-        })
+        pump(&mut input, &mut dec, &mut buf, &mut progress, on_error)?;
+        dec.finish().map_err(on_error)
     })?;
     out.commit()?;
     Ok(Outcome::Ok)

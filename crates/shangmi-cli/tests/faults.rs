@@ -334,8 +334,8 @@ fn no_spooling_where_the_output_can_take_the_data_directly() {
     );
 }
 
-#[test]
-fn full_closed_and_broken_streams_are_errors_not_panics() {
+/// Key pairs, a message `m` and its signature `m.sig` by `a.pem`.
+fn signed_message() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     seal_files(d);
@@ -344,6 +344,13 @@ fn full_closed_and_broken_streams_are_errors_not_panics() {
         d,
         &["sm2", "sign", "--key", "a.pem", "-i", "m", "-o", "m.sig"],
     );
+    dir
+}
+
+#[test]
+fn full_closed_and_broken_streams_are_errors_not_panics() {
+    let dir = signed_message();
+    let d = dir.path();
     let verify = [
         "sm2", "verify", "--pub", "a.pub", "--sig", "m.sig", "-i", "m",
     ];
@@ -391,14 +398,8 @@ fn full_closed_and_broken_streams_are_errors_not_panics() {
 
 #[test]
 fn endless_inputs_are_refused_within_bounds() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = signed_message();
     let d = dir.path();
-    seal_files(d);
-    fs::write(d.join("m"), b"message").unwrap();
-    ok(
-        d,
-        &["sm2", "sign", "--key", "a.pem", "-i", "m", "-o", "m.sig"],
-    );
     ok(
         d,
         &[
