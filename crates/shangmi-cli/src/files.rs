@@ -163,15 +163,14 @@ impl Output {
     }
 
     /// Makes the output final: renames the file into place, or flushes the stream. Not after
-    /// an interrupt: then the process exits here, having committed nothing.
+    /// an interrupt: then the process exits here, having committed nothing (see `signals`).
     pub fn commit(mut self) -> Result<()> {
         let name = self.name.clone();
         let dest = self
             .dest
             .take()
             .ok_or_else(|| error(&name, "already committed"))?;
-        let _commit = signals::before_commit();
-        match dest {
+        signals::commit(|| match dest {
             Dest::Stdout(mut w) => w.flush().map_err(|e| io_error(&name, &e)),
             Dest::Direct(mut w) => w.flush().map_err(|e| io_error(&name, &e)),
             Dest::File(f) => {
@@ -182,7 +181,7 @@ impl Output {
                 }
                 r
             }
-        }
+        })
     }
 
     /// Writes, naming the output in the error.

@@ -5,8 +5,9 @@
 //! truncated result before a handler running on another thread got to it. So the signal
 //! handler itself records the signal (an atomic store, the one thing safe to do there), and
 //! every commit checks it under a lock; the thread that reacts to the signal takes the same
-//! lock before it exits. Whichever holds the lock first decides: commit, then exit; or exit
-//! without committing.
+//! lock before it exits. Whichever holds the lock first decides: exit without committing; or
+//! commit, and then the command has done its work and finishes normally (a signal that comes
+//! after the output is complete does not turn it into a failure).
 //!
 //! Outputs are unnamed until committed (Linux), so an exit leaves nothing behind; elsewhere
 //! their temporary names are registered here and removed on the way out.
@@ -29,6 +30,9 @@ static COMMIT: Mutex<()> = Mutex::new(());
 /// Named temporary files to remove on the way out (where outputs cannot be unnamed).
 static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Set once an output has been committed: from then on a signal no longer stops the command.
+static COMMITTED: AtomicBool = AtomicBool::new(false);
+
 static STDIN_CLOSED: AtomicBool = AtomicBool::new(false);
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
@@ -43,7 +47,9 @@ pub fn install() {
         std::thread::spawn(move || {
             if let Some(sig) = signals.forever().next() {
                 let _commit = lock(&COMMIT);
-                exit_interrupted(sig as usize);
+                if !COMMITTED.load(Ordering::SeqCst) {
+                    exit_interrupted(sig as usize);
+                }
             }
         });
     }
@@ -61,14 +67,17 @@ fn exit_interrupted(sig: usize) -> ! {
     std::process::exit(128 + sig as i32)
 }
 
-/// Permission to commit: held until the commit is done. If a signal has arrived, the process
-/// exits here instead, with nothing committed.
-pub fn before_commit() -> MutexGuard<'static, ()> {
-    let guard = lock(&COMMIT);
-    match SIGNAL.load(Ordering::SeqCst) {
-        0 => guard,
-        sig => exit_interrupted(sig),
+/// Commits with `commit` unless a signal has arrived, in which case the process exits here
+/// with nothing committed. A signal arriving during the commit waits for it.
+pub fn commit<T>(commit: impl FnOnce() -> T) -> T {
+    let _guard = lock(&COMMIT);
+    let sig = SIGNAL.load(Ordering::SeqCst);
+    if sig != 0 && !COMMITTED.load(Ordering::SeqCst) {
+        exit_interrupted(sig);
     }
+    let done = commit();
+    COMMITTED.store(true, Ordering::SeqCst);
+    done
 }
 
 /// Registers a named temporary file to remove if the process is interrupted.
