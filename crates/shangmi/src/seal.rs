@@ -223,7 +223,7 @@ impl<W: Write> Sealer<W> {
 
     /// A password-sealed file with a caller-chosen salt and nonce prefix: for the format's
     /// test vector only (a repeated salt and prefix under one password reuses GCM nonces).
-    #[cfg(feature = "known-answer-tests")]
+    #[cfg(feature = "hazmat")]
     #[doc(hidden)]
     pub fn with_password_for_known_answer_tests(
         out: W,

@@ -50,7 +50,7 @@ pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
 pub use encrypt_stream::{Decryptor, Encryptor};
 pub use keyfile::KeyFileError;
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
-#[cfg(feature = "known-answer-tests")]
+#[cfg(feature = "hazmat")]
 pub use kx::derive_for_known_answer_tests;
 pub use kx::{Agreement, EphemeralSecret, Exchange, Role};
 pub use pbes2::{

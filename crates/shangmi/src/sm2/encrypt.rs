@@ -413,7 +413,7 @@ impl VerifyingKey {
 
     /// Encrypts with a caller-chosen k. Only for known-answer tests: a k used twice, or
     /// predictable, reveals the messages.
-    #[cfg(feature = "known-answer-tests")]
+    #[cfg(feature = "hazmat")]
     #[doc(hidden)]
     pub fn encrypt_with_nonce_for_known_answer_tests(
         &self,

@@ -75,13 +75,13 @@ impl EphemeralSecret {
 
     /// An ephemeral key from a caller-chosen r. Only for known-answer tests: an r used twice
     /// or predictable reveals the static private key.
-    #[cfg(feature = "known-answer-tests")]
+    #[cfg(feature = "hazmat")]
     #[doc(hidden)]
     pub fn from_bytes_for_known_answer_tests(r: &[u8; 32]) -> Result<Self, Error> {
         Self::from_bytes_with(r, Engine::best())
     }
 
-    #[cfg(any(feature = "known-answer-tests", shangmi_ctgrind))]
+    #[cfg(any(feature = "hazmat", shangmi_ctgrind))]
     pub(crate) fn from_bytes_with(r: &[u8; 32], engine: Engine) -> Result<Self, Error> {
         let parsed = Scalar::from_bytes(r);
         let r = SecretScalar::new(parsed.unwrap_or(Scalar::ZERO));
@@ -201,8 +201,8 @@ fn derive(
 
 /// The exchange's last step after U, exposed for the standard's example (on its test curve,
 /// where U is computed by a reference implementation). Not for applications.
-#[cfg(feature = "known-answer-tests")]
-#[cfg(feature = "known-answer-tests")]
+#[cfg(feature = "hazmat")]
+#[cfg(feature = "hazmat")]
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
 pub fn derive_for_known_answer_tests(

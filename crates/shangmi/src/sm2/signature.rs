@@ -195,7 +195,7 @@ impl SigningKey {
 
     /// Signs e with a caller-chosen nonce k. Only for known-answer tests: a nonce used twice,
     /// or predictable, reveals the private key.
-    #[cfg(feature = "known-answer-tests")]
+    #[cfg(feature = "hazmat")]
     #[doc(hidden)]
     pub fn sign_digest_with_nonce_for_known_answer_tests(
         &self,
