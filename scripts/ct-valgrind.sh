@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Constant-time check: runs SM2 (fixed- and variable-base multiplication, both inversions,
 # key validation, signing, decryption, key exchange), HMAC-SM3, PBKDF2, the SM3 KDF, SM4
-# blocks and its modes (GCM, CCM, CMAC and XCBC, XTS, CBC with its padding check, CTR) on the
-# portable backend under valgrind's memcheck with every secret input marked undefined. Memcheck then reports any
+# blocks and its modes (GCM, CCM, CMAC and XCBC, XTS, CBC with its padding check, CTR) on every
+# profile valgrind can run (portable; avx2: AES-NI, PCLMULQDQ, BMI2) under valgrind's memcheck with every secret input marked undefined. Memcheck then reports any
 # conditional branch or memory address computed from a secret. A deliberately leaky
 # control must be reported too, or the check itself is broken.
 # Usage: ./scripts/ct-valgrind.sh   (fails when valgrind is not installed)
@@ -20,7 +20,7 @@ RUSTFLAGS="--cfg shangmi_ctgrind -C debuginfo=1" \
 bin="$CARGO_TARGET_DIR/release/examples/ctgrind"
 log="$CARGO_TARGET_DIR/valgrind.log"
 
-# valgrind runs neither ADX nor AVX-512, so the library picks its portable backend there.
+# valgrind runs neither ADX, VAES, GFNI nor AVX-512: its best profile is avx2 without ADX.
 vg() { valgrind --quiet --error-exitcode=3 --track-origins=yes "$@"; }
 
 if vg "$bin" control >"$log" 2>&1; then

@@ -18,7 +18,7 @@ mod sm3_cmd;
 mod sm4_cmd;
 mod speed;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -61,7 +61,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => return usage(&e),
     };
@@ -83,6 +83,49 @@ fn main() -> ExitCode {
             ExitCode::from(f.outcome.code())
         }
     }
+}
+
+/// The arguments, with `--version` saying what this CPU runs each algorithm on.
+fn parse() -> Result<Cli, clap::Error> {
+    let long: &'static str = Box::leak(version_text().into_boxed_str());
+    let matches = Cli::command().long_version(long).try_get_matches()?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// The version, the CPU, and one line per algorithm with the implementation it runs on: what
+/// to paste into a bug report.
+fn version_text() -> String {
+    let best = shangmi::Backend::best();
+    let others: Vec<&str> = shangmi::Backend::available()
+        .into_iter()
+        .filter(|b| *b != best)
+        .map(|b| b.name())
+        .collect();
+    let mut text = format!(
+        "{}\ncpu: {} (profile {best}; also runs: {})",
+        env!("CARGO_PKG_VERSION"),
+        cpu_model(),
+        others.join(", ")
+    );
+    if let Ok(list) = shangmi::implementations(best) {
+        for (algorithm, implementation) in list {
+            text.push_str(&format!("\n{algorithm:<10} {implementation}"));
+        }
+    }
+    text
+}
+
+/// The CPU's model name, where the system says it.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
 /// --help and --version print in full (exit 0, or 2 if stdout cannot take them); a usage

@@ -256,15 +256,23 @@ pub fn run(args: Args) -> Result<Outcome> {
                 })
             })
             .collect();
+        let implementations: Vec<String> = shangmi::implementations(backend)
+            .map(|l| l.iter().map(|(a, i)| format!("\"{a}\":\"{i}\"")).collect())
+            .unwrap_or_default();
         print(&format!(
-            "{{\"backend\":\"{}\",\"results\":[{}]}}\n",
+            "{{\"backend\":\"{}\",\"implementations\":{{{}}},\"results\":[{}]}}\n",
             backend.name(),
+            implementations.join(","),
             items.join(",")
         ))?;
     } else {
+        let implementations: Vec<String> = shangmi::implementations(backend)
+            .map(|l| l.iter().map(|(a, i)| format!("{a} {i}")).collect())
+            .unwrap_or_default();
         print(&format!(
-            "(backend {}; {} s per measurement)\n",
+            "(backend {}: {}; {} s per measurement)\n",
             backend.name(),
+            implementations.join(", "),
             args.seconds
         ))?;
     }

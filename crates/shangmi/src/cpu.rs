@@ -1,62 +1,87 @@
-//! CPU features, detected once and handed out as tokens.
+//! CPU features, detected once and handed out as tokens, and the backend profiles built on them.
 //!
-//! The library groups x86-64 features into two tiers, because every algorithm has at most one
-//! implementation per tier and testing a tier tests everything in it:
+//! A [`Backend`] is a profile: a ceiling on the instruction-set extensions the library may use.
+//! Within it, each algorithm takes the best implementation its own features allow, so a CPU
+//! gets everything it can run: VAES without AVX-512 still gets 256-bit AES rounds, AVX2 without
+//! ADX (Haswell) still gets SIMD SM3, SM4 and GHASH, and only the SM2 field falls back.
 //!
-//! | tier | requires | used by |
-//! |---|---|---|
-//! | [`Backend::Portable`] | nothing | everything; always built, always tested |
-//! | [`Backend::Avx2`] | AVX2, BMI1, BMI2, ADX, AES-NI, PCLMULQDQ | SM3 (BMI2 rounds), SM3 x8 lanes, SM4 (AES-NI S-box), GHASH (PCLMULQDQ), SM2 field (MULX/ADCX/ADOX) |
-//! | [`Backend::Avx512`] | the AVX2 tier plus AVX-512 F/BW/VL/DQ, GFNI, VAES, VPCLMULQDQ | SM3 (AVX-512VL expansion), SM3 x16 lanes, SM4 (GFNI S-box), GHASH (VPCLMULQDQ) |
+//! | profile | requires | SM3 | SM3 lanes | SM4 | GHASH | SM2 field |
+//! |---|---|---|---|---|---|---|
+//! | `portable` | nothing | portable | portable | portable | portable | portable |
+//! | `avx2` | AVX2, AES-NI, PCLMULQDQ | bmi2 ¹ | avx2-x8 | aesni | pclmul | adx ² |
+//! | `avx2-vaes` | `avx2` + VAES, VPCLMULQDQ | bmi2 ¹ | avx2-x8 | vaes-avx2 | vpclmul-avx2 | adx ² |
+//! | `avx2-gfni` | `avx2` + GFNI | bmi2 ¹ | avx2-x8 | gfni-avx2 | vpclmul-avx2 ³ | adx ² |
+//! | `avx512` | `avx2-vaes` + GFNI, AVX-512 F/BW/VL/DQ, BMI1/2, ADX | avx512 | avx512-x16 | gfni-avx512 | vpclmul-avx512 | adx-avx512 ⁴ |
 //!
-//! The tiers are fixed sets so that one test run per tier covers every backend. Haswell (no ADX)
-//! falls to the portable tier and Skylake-X (no GFNI/VAES) to the AVX2 tier; that costs them
-//! speed, never correctness. Valgrind emulates neither ADX nor AVX-512, so the constant-time
-//! checks under valgrind run the portable tier.
+//! ¹ with BMI1 and BMI2, else portable. ² with BMI2 and ADX, else portable. ³ with VPCLMULQDQ,
+//! else pclmul. ⁴ `adx-avx512-ifma` with AVX512-IFMA (the presign pool's many-nonce path).
 //!
-//! A `#[target_feature]` function is only reachable through a token ([`Avx2`], [`Avx512`]),
-//! and a token can only be obtained when the running CPU has the features, so calling a SIMD
-//! backend on a CPU without them cannot be written by mistake.
+//! Every profile this CPU supports is listed by [`Backend::available`]; testing each covers
+//! every implementation the CPU can run. A `#[target_feature]` function is only reachable
+//! through a token ([`Avx2`], [`Vaes`], [`Gfni`], [`Avx512`], [`Bmi2`], [`Adx`]), and a token
+//! can only be obtained when the running CPU has its features, so calling a SIMD backend on a
+//! CPU without them cannot be written by mistake.
 //!
-//! The library reads no environment variables. Tests and benchmarks list the tiers this CPU has
-//! with [`Backend::available`] and force one through the `*_with_backend` entry points.
+//! The library reads no environment variables. Valgrind emulates none of ADX, AVX-512, GFNI
+//! and VAES, so under it the `avx2` profile (without the field's ADX path) is the best.
 
 use core::fmt;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU16, Ordering};
 
-/// A tier of implementations, selected once per keyed object or per call of a keyless function.
+/// A profile of implementations, selected once per keyed object or per call of a keyless
+/// function. See the module documentation for what each gives every algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Backend {
     /// Portable constant-time Rust, on every CPU.
     Portable,
-    /// x86-64 with AVX2, BMI2, ADX, AES-NI and PCLMULQDQ (Broadwell and later, Zen and later).
+    /// x86-64 with AVX2, AES-NI and PCLMULQDQ (Haswell and later, Zen and later).
     Avx2,
-    /// x86-64 with AVX-512 F/BW/VL/DQ, GFNI, VAES and VPCLMULQDQ (Ice Lake and later, Zen 4
+    /// `Avx2` plus VAES and VPCLMULQDQ on 256-bit registers (Zen 3 and later, Ice Lake and
+    /// later client cores).
+    Avx2Vaes,
+    /// `Avx2` plus GFNI on 256-bit registers, without AVX-512 (Alder Lake and later client
+    /// cores, Atom-core servers).
+    Avx2Gfni,
+    /// AVX-512 F/BW/VL/DQ with GFNI, VAES and VPCLMULQDQ (Ice Lake server and later, Zen 4
     /// and later).
     Avx512,
 }
 
 impl Backend {
-    const ALL: [Backend; 3] = [Backend::Portable, Backend::Avx2, Backend::Avx512];
+    const ALL: [Backend; 5] = [
+        Backend::Portable,
+        Backend::Avx2,
+        Backend::Avx2Vaes,
+        Backend::Avx2Gfni,
+        Backend::Avx512,
+    ];
 
-    /// Every tier this CPU can run, slowest first. Always starts with [`Backend::Portable`].
+    /// Every profile this CPU can run, slowest first. Always starts with
+    /// [`Backend::Portable`].
     pub fn available() -> Vec<Backend> {
         Self::ALL.into_iter().filter(|b| b.is_available()).collect()
     }
 
-    /// The fastest tier this CPU can run; what the library uses when nothing is forced.
+    /// The fastest profile this CPU can run; what the library uses when nothing is forced.
     pub fn best() -> Backend {
-        match detected() {
-            2 => Backend::Avx512,
-            1 => Backend::Avx2,
-            _ => Backend::Portable,
-        }
+        Self::ALL
+            .into_iter()
+            .rev()
+            .find(|b| b.is_available())
+            .unwrap_or(Backend::Portable)
     }
 
-    /// Whether this CPU can run the tier.
+    /// Whether this CPU can run the profile.
     pub fn is_available(self) -> bool {
-        self <= Self::best()
+        let f = features();
+        match self {
+            Backend::Portable => true,
+            Backend::Avx2 => f & AVX2 == AVX2,
+            Backend::Avx2Vaes => f & VAES == VAES,
+            Backend::Avx2Gfni => f & GFNI == GFNI,
+            Backend::Avx512 => f & AVX512 == AVX512,
+        }
     }
 
     /// Lower-case name, as benchmarks and test output print it.
@@ -64,6 +89,8 @@ impl Backend {
         match self {
             Backend::Portable => "portable",
             Backend::Avx2 => "avx2",
+            Backend::Avx2Vaes => "avx2-vaes",
+            Backend::Avx2Gfni => "avx2-gfni",
             Backend::Avx512 => "avx512",
         }
     }
@@ -75,7 +102,7 @@ impl fmt::Display for Backend {
     }
 }
 
-/// The tier asked for is not supported by this CPU.
+/// The profile asked for is not supported by this CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnsupportedBackend(pub Backend);
 
@@ -87,114 +114,160 @@ impl fmt::Display for UnsupportedBackend {
 
 impl std::error::Error for UnsupportedBackend {}
 
-/// Witness that the CPU has the AVX2 tier. Zero-sized; only [`Avx2::get`] makes one.
-#[derive(Clone, Copy, Debug)]
-pub struct Avx2(());
+/// One algorithm's choice of implementation: an enum per algorithm, each variant holding the
+/// token its code needs. The one pattern every algorithm selects its backend by.
+pub(crate) trait Implementation: Copy {
+    /// The best implementation within `profile`, which this CPU supports.
+    fn within(profile: Backend) -> Self;
 
-/// Witness that the CPU has the AVX-512 tier (and therefore the AVX2 tier).
-#[derive(Clone, Copy, Debug)]
-pub struct Avx512(());
+    /// What the implementation uses, e.g. `vaes-avx2`.
+    fn name(self) -> &'static str;
 
-impl Avx2 {
-    /// The token, if this CPU has the tier.
+    /// The best implementation for this CPU.
     #[inline]
-    pub fn get() -> Option<Self> {
-        (detected() >= 1).then_some(Avx2(()))
+    fn best() -> Self {
+        Self::within(Backend::best())
+    }
+
+    /// The implementation within a forced profile; an error if this CPU cannot run it.
+    #[cfg_attr(not(any(feature = "hazmat", test, shangmi_ctgrind)), allow(dead_code))]
+    fn for_backend(profile: Backend) -> Result<Self, UnsupportedBackend> {
+        if profile.is_available() {
+            Ok(Self::within(profile))
+        } else {
+            Err(UnsupportedBackend(profile))
+        }
     }
 }
 
-impl Avx512 {
-    /// The token, if this CPU has the tier.
-    #[inline]
-    pub fn get() -> Option<Self> {
-        (detected() >= 2).then_some(Avx512(()))
-    }
+// The feature bits; each token's requirement is a set of them.
+const AVX2_BASE: u16 = 1 << 0; // AVX2, SSSE3, SSE4.1
+const AES: u16 = 1 << 1;
+const PCLMUL: u16 = 1 << 2;
+const BMI: u16 = 1 << 3; // BMI1 and BMI2
+const ADX_BIT: u16 = 1 << 4;
+const VAES_BIT: u16 = 1 << 5; // VAES and VPCLMULQDQ
+const GFNI_BIT: u16 = 1 << 6;
+const AVX512_BASE: u16 = 1 << 7; // AVX-512 F, BW, VL, DQ
+const IFMA: u16 = 1 << 8;
+const KNOWN: u16 = 1 << 15;
 
-    /// Every AVX-512 CPU has the AVX2 tier.
-    #[inline]
-    pub fn avx2(self) -> Avx2 {
-        Avx2(())
-    }
+const AVX2: u16 = AVX2_BASE | AES | PCLMUL;
+const VAES: u16 = AVX2 | VAES_BIT;
+const GFNI: u16 = AVX2 | GFNI_BIT;
+const AVX512: u16 = VAES | GFNI_BIT | AVX512_BASE | BMI | ADX_BIT;
 
-    /// The IFMA extension token, if this CPU also has AVX512-IFMA (52-bit multiply-add, which
-    /// the SM2 many-nonce path uses; not part of the tier, so its absence changes no backend).
-    #[inline]
-    pub fn with_ifma(self) -> Option<Avx512Ifma> {
-        ifma().then_some(Avx512Ifma(()))
-    }
-}
+static FEATURES: AtomicU16 = AtomicU16::new(0);
 
-/// Proof that the CPU has the AVX-512 tier and AVX512-IFMA.
-#[derive(Clone, Copy, Debug)]
-pub struct Avx512Ifma(());
-
-impl Avx512Ifma {
-    /// The tier token this extends.
-    #[inline]
-    pub fn avx512(self) -> Avx512 {
-        Avx512(())
-    }
-}
-
-static IFMA: AtomicU8 = AtomicU8::new(UNKNOWN);
-
-fn ifma() -> bool {
-    let t = IFMA.load(Ordering::Relaxed);
-    if t != UNKNOWN {
-        return t == 1;
-    }
-    #[cfg(target_arch = "x86_64")]
-    let has = detected() >= 2 && std::arch::is_x86_feature_detected!("avx512ifma");
-    #[cfg(not(target_arch = "x86_64"))]
-    let has = false;
-    IFMA.store(u8::from(has), Ordering::Relaxed);
-    has
-}
-
-const UNKNOWN: u8 = u8::MAX;
-static TIER: AtomicU8 = AtomicU8::new(UNKNOWN);
-
-/// 0 portable, 1 AVX2 tier, 2 AVX-512 tier; probed on first use and cached.
+/// The features of this CPU, probed on first use and cached.
 #[inline]
-fn detected() -> u8 {
-    let t = TIER.load(Ordering::Relaxed);
-    if t != UNKNOWN {
-        return t;
+fn features() -> u16 {
+    let f = FEATURES.load(Ordering::Relaxed);
+    if f & KNOWN != 0 {
+        return f;
     }
-    let t = probe();
-    TIER.store(t, Ordering::Relaxed);
-    t
+    let f = probe() | KNOWN;
+    FEATURES.store(f, Ordering::Relaxed);
+    f
 }
 
 #[cfg(target_arch = "x86_64")]
-fn probe() -> u8 {
+fn probe() -> u16 {
     use std::arch::is_x86_feature_detected as has;
-    let avx2 = has!("avx2")
-        && has!("bmi1")
-        && has!("bmi2")
-        && has!("adx")
-        && has!("aes")
-        && has!("pclmulqdq")
-        && has!("ssse3")
-        && has!("sse4.1");
-    let avx512 = avx2
-        && has!("avx512f")
-        && has!("avx512bw")
-        && has!("avx512vl")
-        && has!("avx512dq")
-        && has!("gfni")
-        && has!("vaes")
-        && has!("vpclmulqdq");
-    match (avx2, avx512) {
-        (true, true) => 2,
-        (true, false) => 1,
-        _ => 0,
-    }
+    let bit = |yes: bool, b: u16| if yes { b } else { 0 };
+    bit(has!("avx2") && has!("ssse3") && has!("sse4.1"), AVX2_BASE)
+        | bit(has!("aes"), AES)
+        | bit(has!("pclmulqdq"), PCLMUL)
+        | bit(has!("bmi1") && has!("bmi2"), BMI)
+        | bit(has!("adx"), ADX_BIT)
+        | bit(has!("vaes") && has!("vpclmulqdq"), VAES_BIT)
+        | bit(has!("gfni"), GFNI_BIT)
+        | bit(
+            has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512dq"),
+            AVX512_BASE,
+        )
+        | bit(has!("avx512ifma"), IFMA)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn probe() -> u8 {
+fn probe() -> u16 {
     0
+}
+
+/// Declares a zero-sized witness that the CPU has the features in `$need`; only `get` makes
+/// one.
+macro_rules! token {
+    ($(#[$doc:meta])* $name:ident = $need:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name(());
+
+        impl $name {
+            /// The token, if this CPU has the features.
+            #[inline]
+            pub fn get() -> Option<Self> {
+                (features() & ($need) == ($need)).then_some($name(()))
+            }
+        }
+    };
+}
+
+token!(
+    /// Witness of AVX2, SSSE3, SSE4.1, AES-NI and PCLMULQDQ (the `avx2` profile).
+    Avx2 = AVX2
+);
+token!(
+    /// Witness of BMI1 and BMI2 (SM3's rotations without a flag dependency).
+    Bmi2 = BMI
+);
+token!(
+    /// Witness of BMI2 and ADX (the SM2 field's MULX/ADCX/ADOX multiplication).
+    Adx = BMI | ADX_BIT
+);
+token!(
+    /// Witness of the `avx2` features plus VAES and VPCLMULQDQ on 256-bit registers.
+    Vaes = VAES
+);
+token!(
+    /// Witness of the `avx2` features plus GFNI.
+    Gfni = GFNI
+);
+token!(
+    /// Witness of the `avx512` profile (which includes every other token's features).
+    Avx512 = AVX512
+);
+token!(
+    /// Witness of the `avx512` profile and AVX512-IFMA (52-bit multiply-add, which the SM2
+    /// many-nonce path uses).
+    Avx512Ifma = AVX512 | IFMA
+);
+
+/// The lesser tokens a richer one implies.
+macro_rules! implies {
+    ($from:ident => $($method:ident: $to:ident),*) => {
+        impl $from {
+            $(
+                #[doc = concat!("The [`", stringify!($to), "`] token these features include.")]
+                #[inline]
+                pub fn $method(self) -> $to {
+                    $to(())
+                }
+            )*
+        }
+    };
+}
+
+implies!(Vaes => avx2: Avx2);
+implies!(Gfni => avx2: Avx2);
+implies!(Avx512 => avx2: Avx2, bmi2: Bmi2, adx: Adx, vaes: Vaes, gfni: Gfni);
+implies!(Avx512Ifma => avx512: Avx512);
+
+impl Avx512 {
+    /// The IFMA extension token, if this CPU also has AVX512-IFMA.
+    #[inline]
+    pub fn with_ifma(self) -> Option<Avx512Ifma> {
+        Avx512Ifma::get()
+    }
 }
 
 #[cfg(test)]
@@ -202,12 +275,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tiers_are_ordered_and_portable_is_always_there() {
+    fn profiles_are_ordered_and_portable_is_always_there() {
         let all = Backend::available();
         assert_eq!(all[0], Backend::Portable);
         assert_eq!(*all.last().unwrap(), Backend::best());
         assert!(all.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(Avx2::get().is_some(), Backend::Avx2.is_available());
+        assert_eq!(Vaes::get().is_some(), Backend::Avx2Vaes.is_available());
+        assert_eq!(Gfni::get().is_some(), Backend::Avx2Gfni.is_available());
         assert_eq!(Avx512::get().is_some(), Backend::Avx512.is_available());
+        // A richer profile needs everything a lesser one does.
+        for b in &all[1..] {
+            assert!(Backend::Avx2.is_available(), "{b} without avx2");
+        }
+        if Backend::Avx512.is_available() {
+            assert!(Backend::Avx2Vaes.is_available() && Backend::Avx2Gfni.is_available());
+        }
     }
 }

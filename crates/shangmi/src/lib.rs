@@ -48,6 +48,25 @@ pub mod sm4;
 
 pub use cpu::{Backend, UnsupportedBackend};
 
+/// What each algorithm runs on within `profile`, as `(algorithm, implementation)` pairs: SM3,
+/// SM3 lanes, SM4, GHASH and the SM2 field. With [`Backend::best`] it is what this CPU gets,
+/// the line to paste into a bug report (`shangmi --version` prints it).
+pub fn implementations(
+    profile: Backend,
+) -> Result<[(&'static str, &'static str); 5], UnsupportedBackend> {
+    use cpu::Implementation;
+    if !profile.is_available() {
+        return Err(UnsupportedBackend(profile));
+    }
+    Ok([
+        ("sm3", sm3::Compressor::within(profile).name()),
+        ("sm3-lanes", sm3::lanes::LaneImpl::within(profile).name()),
+        ("sm4", sm4::Engine::within(profile).name()),
+        ("ghash", sm4::ghash::GHashImpl::within(profile).name()),
+        ("sm2", sm2::engine::Engine::within(profile).name()),
+    ])
+}
+
 /// Lower-case hex, for `Debug` output.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

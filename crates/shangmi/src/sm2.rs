@@ -25,7 +25,7 @@
 pub(crate) mod ct_probes;
 mod encrypt;
 mod encrypt_stream;
-mod engine;
+pub(crate) mod engine;
 mod field;
 mod keyfile;
 mod keys;

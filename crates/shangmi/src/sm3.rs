@@ -23,7 +23,7 @@
 mod digest_impls;
 mod hmac_sm3;
 mod kdf;
-mod lanes;
+pub(crate) mod lanes;
 mod pbkdf2;
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -37,11 +37,22 @@ mod x86_avx512_lanes;
 
 use zeroize::Zeroize;
 
-use crate::cpu::{Backend, UnsupportedBackend};
+// The forcing entry points that use some of these are hazmat-only.
+#[cfg_attr(
+    not(any(feature = "hazmat", test, shangmi_ctgrind)),
+    allow(unused_imports)
+)]
+use crate::cpu::{Backend, Implementation, UnsupportedBackend};
 pub use hmac_sm3::{HmacSm3, MacError, hmac};
-pub use kdf::{Kdf, KdfError, KdfErrorOrBackend, kdf, kdf_into, kdf_with_backend};
-pub use lanes::{LengthMismatch, hash_many, hash_many_into, hash_many_with_backend};
-pub use pbkdf2::{Pbkdf2Error, pbkdf2, pbkdf2_with_backend};
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
+pub use kdf::kdf_with_backend;
+pub use kdf::{Kdf, KdfError, KdfErrorOrBackend, kdf, kdf_into};
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
+pub use lanes::hash_many_with_backend;
+pub use lanes::{LengthMismatch, hash_many, hash_many_into};
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
+pub use pbkdf2::pbkdf2_with_backend;
+pub use pbkdf2::{Pbkdf2Error, pbkdf2};
 
 /// Digest length in bytes.
 pub const DIGEST_SIZE: usize = 32;
@@ -54,40 +65,47 @@ pub const BLOCK_SIZE: usize = 64;
 pub(crate) enum Compressor {
     Soft,
     #[cfg(target_arch = "x86_64")]
-    Avx2(crate::cpu::Avx2),
+    Bmi2(crate::cpu::Bmi2),
     #[cfg(target_arch = "x86_64")]
     Avx512(crate::cpu::Avx512),
 }
 
-impl Compressor {
-    #[inline]
-    pub(crate) fn best() -> Self {
-        Self::for_backend(Backend::best()).unwrap_or(Compressor::Soft)
+impl Implementation for Compressor {
+    fn within(profile: Backend) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::cpu::{Avx512, Bmi2};
+            let simd = match profile {
+                Backend::Avx512 => Avx512::get().map(Compressor::Avx512),
+                Backend::Portable => None,
+                _ => Bmi2::get().map(Compressor::Bmi2),
+            };
+            if let Some(c) = simd {
+                return c;
+            }
+        }
+        let _ = profile;
+        Compressor::Soft
     }
 
-    pub(crate) fn for_backend(backend: Backend) -> Result<Self, UnsupportedBackend> {
-        let unsupported = Err(UnsupportedBackend(backend));
-        match backend {
-            Backend::Portable => Ok(Compressor::Soft),
+    fn name(self) -> &'static str {
+        match self {
+            Compressor::Soft => "portable",
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => {
-                crate::cpu::Avx2::get().map_or(unsupported, |t| Ok(Compressor::Avx2(t)))
-            }
+            Compressor::Bmi2(_) => "bmi2",
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => {
-                crate::cpu::Avx512::get().map_or(unsupported, |t| Ok(Compressor::Avx512(t)))
-            }
-            #[allow(unreachable_patterns)]
-            _ => unsupported,
+            Compressor::Avx512(_) => "avx512",
         }
     }
+}
 
+impl Compressor {
     #[inline]
     pub(crate) fn compress(self, state: &mut [u32; 8], blocks: &[[u8; 64]]) {
         match self {
             Compressor::Soft => soft::compress(state, blocks),
             #[cfg(target_arch = "x86_64")]
-            Compressor::Avx2(t) => x86_avx2::compress(t, state, blocks),
+            Compressor::Bmi2(t) => x86_avx2::compress(t, state, blocks),
             #[cfg(target_arch = "x86_64")]
             Compressor::Avx512(t) => x86_avx512::compress(t, state, blocks),
         }
@@ -99,6 +117,7 @@ pub fn hash(data: &[u8]) -> [u8; DIGEST_SIZE] {
     hash_with(Compressor::best(), data)
 }
 
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
 /// Hashes `data` with a forced backend (for tests and benchmarks).
 pub fn hash_with_backend(
     backend: Backend,
@@ -153,6 +172,7 @@ impl Sm3 {
         Self::with_compressor(Compressor::best())
     }
 
+    #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
     /// A hasher using the given backend, if this CPU supports it.
     pub fn with_backend(backend: Backend) -> Result<Self, UnsupportedBackend> {
         Compressor::for_backend(backend).map(Self::with_compressor)

@@ -17,7 +17,7 @@
 
 #[rustfmt::skip]
 mod constants;
-mod ghash;
+pub(crate) mod ghash;
 pub mod modes;
 mod soft_bitsliced;
 mod soft_sbox;
@@ -30,7 +30,12 @@ mod x86_gfni;
 
 use zeroize::Zeroize;
 
-use crate::cpu::{Backend, UnsupportedBackend};
+// The forcing entry points that use some of these are hazmat-only.
+#[cfg_attr(
+    not(any(feature = "hazmat", test, shangmi_ctgrind)),
+    allow(unused_imports)
+)]
+use crate::cpu::{Backend, Implementation, UnsupportedBackend};
 pub use modes::Error;
 pub use modes::ccm::Sm4Ccm;
 pub use modes::gcm::Sm4Gcm;
@@ -80,7 +85,7 @@ pub(crate) fn expand_key(key: &[u8; KEY_SIZE]) -> [u32; 32] {
 
 /// The block function chosen for a key: picked once, in [`Sm4::new`].
 #[derive(Clone, Copy, Debug)]
-enum Engine {
+pub(crate) enum Engine {
     Soft,
     #[cfg(target_arch = "x86_64")]
     AesNi(crate::cpu::Avx2),
@@ -88,19 +93,31 @@ enum Engine {
     Gfni(crate::cpu::Avx512),
 }
 
-impl Engine {
-    fn for_backend(backend: Backend) -> Result<Self, UnsupportedBackend> {
-        let unsupported = Err(UnsupportedBackend(backend));
-        match backend {
-            Backend::Portable => Ok(Engine::Soft),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => crate::cpu::Avx2::get().map_or(unsupported, |t| Ok(Engine::AesNi(t))),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => {
-                crate::cpu::Avx512::get().map_or(unsupported, |t| Ok(Engine::Gfni(t)))
+impl Implementation for Engine {
+    fn within(profile: Backend) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::cpu::{Avx2, Avx512};
+            let simd = match profile {
+                Backend::Avx512 => Avx512::get().map(Engine::Gfni),
+                Backend::Portable => None,
+                _ => Avx2::get().map(Engine::AesNi),
+            };
+            if let Some(e) = simd {
+                return e;
             }
-            #[allow(unreachable_patterns)]
-            _ => unsupported,
+        }
+        let _ = profile;
+        Engine::Soft
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Engine::Soft => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(_) => "aesni",
+            #[cfg(target_arch = "x86_64")]
+            Engine::Gfni(_) => "gfni-avx512",
         }
     }
 }
@@ -139,6 +156,8 @@ pub struct Sm4 {
     enc: Schedule,
     dec: Schedule,
     engine: Engine,
+    /// The profile the key was expanded for; modes built on it (GCM's GHASH) follow it.
+    profile: Backend,
 }
 
 impl core::fmt::Debug for Sm4 {
@@ -150,19 +169,19 @@ impl core::fmt::Debug for Sm4 {
 impl Sm4 {
     /// Expands `key` for the fastest backend this CPU has.
     pub fn new(key: &[u8; KEY_SIZE]) -> Self {
-        let engine = Engine::for_backend(Backend::best()).unwrap_or(Engine::Soft);
-        Self::with_engine(key, engine)
+        Self::with_engine(key, Engine::best(), Backend::best())
     }
 
+    #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
     /// Expands `key` for the given backend, if this CPU supports it.
     pub fn with_backend(
         key: &[u8; KEY_SIZE],
         backend: Backend,
     ) -> Result<Self, UnsupportedBackend> {
-        Engine::for_backend(backend).map(|e| Self::with_engine(key, e))
+        Engine::for_backend(backend).map(|e| Self::with_engine(key, e, backend))
     }
 
-    fn with_engine(key: &[u8; KEY_SIZE], engine: Engine) -> Self {
+    fn with_engine(key: &[u8; KEY_SIZE], engine: Engine, profile: Backend) -> Self {
         let mut rk = expand_key(key);
         let mut rev = rk;
         rev.reverse();
@@ -170,6 +189,7 @@ impl Sm4 {
             enc: Schedule::new(rk, engine),
             dec: Schedule::new(rev, engine),
             engine,
+            profile,
         };
         rk.zeroize();
         rev.zeroize();
@@ -200,15 +220,14 @@ impl Sm4 {
         self.crypt_blocks(&self.dec, blocks);
     }
 
-    /// The backend tier this key runs on.
+    /// The backend profile this key was expanded for.
     pub fn backend(&self) -> Backend {
-        match self.engine {
-            Engine::Soft => Backend::Portable,
-            #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(_) => Backend::Avx2,
-            #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(_) => Backend::Avx512,
-        }
+        self.profile
+    }
+
+    /// The implementation the blocks run on, e.g. `vaes-avx2`.
+    pub fn implementation(&self) -> &'static str {
+        self.engine.name()
     }
 
     /// One block, on the path with the shortest latency (for chained modes).

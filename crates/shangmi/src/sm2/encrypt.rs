@@ -22,6 +22,7 @@ use super::mul::{Comb, fixed_base, fixed_base_with, variable_base};
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::precomputed::PrecomputedVerifyingKey;
 use super::scalar::{Scalar, SecretScalar};
+use crate::cpu::Implementation as _;
 use crate::sm3::{Kdf, Sm3};
 
 /// How C1, C3 and C2 are laid out in a ciphertext.

@@ -1,34 +1,46 @@
 //! Which SM2 backend an operation runs on: chosen once per key object, then every field
 //! multiplication and table read of that operation is monomorphised for it.
 
-use crate::cpu::{Backend, UnsupportedBackend};
+use crate::cpu::{Backend, Implementation};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Engine {
     Soft,
     #[cfg(target_arch = "x86_64")]
-    Adx(crate::cpu::Avx2),
+    Adx(crate::cpu::Adx, crate::cpu::Avx2),
     #[cfg(target_arch = "x86_64")]
     Adx512(crate::cpu::Avx512),
 }
 
-impl Engine {
-    pub(crate) fn best() -> Self {
-        Self::for_backend(Backend::best()).unwrap_or(Engine::Soft)
+impl Implementation for Engine {
+    fn within(profile: Backend) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::cpu::{Adx, Avx2, Avx512};
+            let simd = match profile {
+                Backend::Avx512 => Avx512::get().map(Engine::Adx512),
+                Backend::Portable => None,
+                // AVX2 without ADX (Haswell) keeps the portable field.
+                _ => Adx::get().zip(Avx2::get()).map(|(a, v)| Engine::Adx(a, v)),
+            };
+            if let Some(e) = simd {
+                return e;
+            }
+        }
+        let _ = profile;
+        Engine::Soft
     }
 
-    pub(crate) fn for_backend(b: Backend) -> Result<Self, UnsupportedBackend> {
-        let unsupported = Err(UnsupportedBackend(b));
-        match b {
-            Backend::Portable => Ok(Engine::Soft),
+    fn name(self) -> &'static str {
+        match self {
+            Engine::Soft => "portable",
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => crate::cpu::Avx2::get().map_or(unsupported, |t| Ok(Engine::Adx(t))),
+            Engine::Adx(..) => "adx",
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => {
-                crate::cpu::Avx512::get().map_or(unsupported, |t| Ok(Engine::Adx512(t)))
-            }
-            #[allow(unreachable_patterns)]
-            _ => unsupported,
+            Engine::Adx512(t) => match t.with_ifma() {
+                Some(_) => "adx-avx512-ifma",
+                None => "adx-avx512",
+            },
         }
     }
 }
@@ -43,8 +55,8 @@ macro_rules! dispatch {
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::sm2::engine::Engine::Adx(t) => {
-                let $a = $crate::sm2::field::x86_adx::Adx(t);
+            $crate::sm2::engine::Engine::Adx(t, v) => {
+                let $a = $crate::sm2::field::x86_adx::Adx(t, v);
                 $body
             }
             #[cfg(target_arch = "x86_64")]

@@ -11,6 +11,12 @@ use super::field::Fe;
 use super::mul::fixed_base;
 use super::point::{Affine, Jacobian};
 use super::scalar::{N, Scalar, SecretScalar};
+use crate::cpu::Implementation as _;
+// The forcing entry points that use some of these are hazmat-only.
+#[cfg_attr(
+    not(any(feature = "hazmat", test, shangmi_ctgrind)),
+    allow(unused_imports)
+)]
 use crate::cpu::{Backend, UnsupportedBackend};
 use crate::sm3::Sm3;
 
@@ -140,6 +146,7 @@ impl VerifyingKey {
         Ok(h.finalize())
     }
 
+    #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
     /// The same key, its operations forced onto `backend` (for tests and benchmarks).
     pub fn with_backend(mut self, backend: Backend) -> Result<Self, UnsupportedBackend> {
         self.engine = Engine::for_backend(backend)?;
@@ -250,6 +257,7 @@ impl SigningKey {
         &self.public
     }
 
+    #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
     /// The same key, its operations forced onto `backend` (for tests and benchmarks).
     pub fn with_backend(mut self, backend: Backend) -> Result<Self, UnsupportedBackend> {
         self.engine = Engine::for_backend(backend)?;

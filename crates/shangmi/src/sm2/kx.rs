@@ -25,6 +25,7 @@ use super::keys::{SigningKey, VerifyingKey};
 use super::mul::{double_base_vartime, fixed_base, variable_base};
 use super::point::{Affine, Jacobian};
 use super::scalar::{Scalar, SecretScalar};
+use crate::cpu::Implementation as _;
 use crate::sm3::{Kdf, Sm3};
 
 /// Which side of the exchange this party is.

@@ -15,6 +15,7 @@ use super::mul::fixed_base_many;
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::scalar::{Scalar, SecretScalar};
 use super::signature::{Signature, digest};
+use crate::cpu::Implementation as _;
 
 /// One prepared nonce as stored: plain data, so the pool can wipe a slot in place when it
 /// hands the nonce out (a moved-out value would leave its bytes behind in the buffer).

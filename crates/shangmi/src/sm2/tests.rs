@@ -89,8 +89,8 @@ fn field_matches_bigint_on_every_backend() {
     field_checks(Soft, &mut rng);
     #[cfg(target_arch = "x86_64")]
     {
-        if let Some(t) = crate::cpu::Avx2::get() {
-            field_checks(super::field::x86_adx::Adx(t), &mut rng);
+        if let (Some(a), Some(t)) = (crate::cpu::Adx::get(), crate::cpu::Avx2::get()) {
+            field_checks(super::field::x86_adx::Adx(a, t), &mut rng);
         }
         if let Some(t) = crate::cpu::Avx512::get() {
             field_checks(super::field::x86_adx::Adx512(t), &mut rng);
@@ -281,8 +281,8 @@ fn scalar_multiplication_matches_double_and_add_on_every_backend() {
     point_checks(Soft, &mut rng);
     #[cfg(target_arch = "x86_64")]
     {
-        if let Some(t) = crate::cpu::Avx2::get() {
-            point_checks(super::field::x86_adx::Adx(t), &mut rng);
+        if let (Some(a), Some(t)) = (crate::cpu::Adx::get(), crate::cpu::Avx2::get()) {
+            point_checks(super::field::x86_adx::Adx(a, t), &mut rng);
         }
         if let Some(t) = crate::cpu::Avx512::get() {
             point_checks(super::field::x86_adx::Adx512(t), &mut rng);
@@ -434,8 +434,8 @@ fn timing_probe() {
     probe(Soft, "soft");
     #[cfg(target_arch = "x86_64")]
     {
-        if let Some(t) = crate::cpu::Avx2::get() {
-            probe(super::field::x86_adx::Adx(t), "adx");
+        if let (Some(a), Some(t)) = (crate::cpu::Adx::get(), crate::cpu::Avx2::get()) {
+            probe(super::field::x86_adx::Adx(a, t), "adx");
         }
         if let Some(t) = crate::cpu::Avx512::get() {
             probe(super::field::x86_adx::Adx512(t), "adx512");

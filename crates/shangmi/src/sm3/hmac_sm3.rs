@@ -7,6 +7,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::{BLOCK_SIZE, Compressor, DIGEST_SIZE, Sm3, hash};
+use crate::cpu::Implementation;
 
 /// HMAC-SM3 of `msg` under `key` (any length; keys longer than 64 bytes are hashed first).
 pub fn hmac(key: &[u8], msg: &[u8]) -> [u8; DIGEST_SIZE] {

@@ -10,7 +10,12 @@ use zeroize::Zeroize;
 
 use super::lanes::{LaneImpl, LaneKernel};
 use super::{BLOCK_SIZE, Compressor, DIGEST_SIZE, pad, soft, write_digest};
-use crate::cpu::{Backend, UnsupportedBackend};
+// The forcing entry points that use some of these are hazmat-only.
+#[cfg_attr(
+    not(any(feature = "hazmat", test, shangmi_ctgrind)),
+    allow(unused_imports)
+)]
+use crate::cpu::{Backend, Implementation, UnsupportedBackend};
 
 /// The requested output is longer than the 32-bit counter allows ((2^32 - 1) * 32 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +46,7 @@ pub fn kdf_into(z: &[u8], out: &mut [u8]) -> Result<(), KdfError> {
     Kdf::new(z).fill(out)
 }
 
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
 /// [`kdf_into`] with a forced backend (for tests and benchmarks).
 pub fn kdf_with_backend(
     backend: Backend,
@@ -72,6 +78,7 @@ impl Kdf {
         Self::with_imp(LaneImpl::best(), z)
     }
 
+    #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
     /// [`Kdf::new`] with a forced backend.
     pub fn with_backend(backend: Backend, z: &[u8]) -> Result<Self, UnsupportedBackend> {
         Ok(Self::with_imp(LaneImpl::for_backend(backend)?, z))

@@ -8,7 +8,12 @@
 //! hasher is faster than a mostly idle vector pass, so they finish there.
 
 use super::{BLOCK_SIZE, Compressor, DIGEST_SIZE, Sm3, pad, soft, write_digest};
-use crate::cpu::{Backend, UnsupportedBackend};
+// The forcing entry points that use some of these are hazmat-only.
+#[cfg_attr(
+    not(any(feature = "hazmat", test, shangmi_ctgrind)),
+    allow(unused_imports)
+)]
+use crate::cpu::{Backend, Implementation, UnsupportedBackend};
 
 /// One SIMD lane kernel of width `L`.
 pub(crate) trait LaneKernel<const L: usize>: Copy {
@@ -39,20 +44,36 @@ impl LaneImpl {
             LaneImpl::X8(_, c) | LaneImpl::X16(_, c) => c,
         }
     }
+}
 
-    pub(crate) fn best() -> Self {
-        Self::for_backend(Backend::best()).unwrap_or(LaneImpl::Serial(Compressor::Soft))
+impl Implementation for LaneImpl {
+    fn within(profile: Backend) -> Self {
+        let single = Compressor::within(profile);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::cpu::{Avx2, Avx512};
+            let lanes = match profile {
+                Backend::Avx512 => {
+                    Avx512::get().map(|t| LaneImpl::X16(super::x86_avx512_lanes::Kernel(t), single))
+                }
+                Backend::Portable => None,
+                _ => Avx2::get().map(|t| LaneImpl::X8(super::x86_avx2_lanes::Kernel(t), single)),
+            };
+            if let Some(l) = lanes {
+                return l;
+            }
+        }
+        LaneImpl::Serial(single)
     }
 
-    pub(crate) fn for_backend(backend: Backend) -> Result<Self, UnsupportedBackend> {
-        let single = Compressor::for_backend(backend)?;
-        Ok(match single {
-            Compressor::Soft => LaneImpl::Serial(single),
+    fn name(self) -> &'static str {
+        match self {
+            LaneImpl::Serial(_) => "portable",
             #[cfg(target_arch = "x86_64")]
-            Compressor::Avx2(t) => LaneImpl::X8(super::x86_avx2_lanes::Kernel(t), single),
+            LaneImpl::X8(..) => "avx2-x8",
             #[cfg(target_arch = "x86_64")]
-            Compressor::Avx512(t) => LaneImpl::X16(super::x86_avx512_lanes::Kernel(t), single),
-        })
+            LaneImpl::X16(..) => "avx512-x16",
+        }
     }
 }
 
@@ -78,6 +99,7 @@ pub fn hash_many_into(
     Ok(())
 }
 
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
 /// [`hash_many`] with a forced backend (for tests and benchmarks).
 pub fn hash_many_with_backend(
     backend: Backend,

@@ -7,7 +7,12 @@
 use zeroize::Zeroize;
 
 use super::{Compressor, DIGEST_SIZE, HmacSm3};
-use crate::cpu::{Backend, UnsupportedBackend};
+// The forcing entry points that use some of these are hazmat-only.
+#[cfg_attr(
+    not(any(feature = "hazmat", test, shangmi_ctgrind)),
+    allow(unused_imports)
+)]
+use crate::cpu::{Backend, Implementation, UnsupportedBackend};
 
 /// Why PBKDF2 refused its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +45,7 @@ pub fn pbkdf2(
     pbkdf2_impl(Compressor::best(), password, salt, iterations, out)
 }
 
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
 /// [`pbkdf2`] with a forced backend (for tests and benchmarks). The outer `Result` reports an
 /// unsupported backend, the inner one the parameters.
 pub fn pbkdf2_with_backend(

@@ -1,4 +1,4 @@
-//! SM3 single-stream compression for the AVX2 tier: the portable round structure compiled with
+//! SM3 single-stream compression with BMI1/BMI2 (any AVX2 profile): the portable round structure compiled with
 //! BMI2 (RORX rotates without a register copy) and with `rotl(A, 12) + E + T_j` summed by one
 //! three-operand LEA, which LLVM's generic tuning splits into two instructions.
 //!
@@ -8,11 +8,11 @@
 #![allow(unsafe_code)]
 
 use super::soft::{self, Kernel, T, Words};
-use crate::cpu::Avx2;
+use crate::cpu;
 
-/// Compresses whole blocks. The token proves the CPU has the AVX2 tier.
+/// Compresses whole blocks. The token proves the CPU has BMI1 and BMI2.
 #[inline]
-pub(crate) fn compress(_token: Avx2, state: &mut [u32; 8], blocks: &[[u8; 64]]) {
+pub(crate) fn compress(_token: cpu::Bmi2, state: &mut [u32; 8], blocks: &[[u8; 64]]) {
     // SAFETY: the token exists only when the CPU has BMI1 and BMI2.
     unsafe { compress_bmi2(state, blocks) }
 }
@@ -20,7 +20,7 @@ pub(crate) fn compress(_token: Avx2, state: &mut [u32; 8], blocks: &[[u8; 64]]) 
 #[target_feature(enable = "bmi1,bmi2")]
 fn compress_bmi2(state: &mut [u32; 8], blocks: &[[u8; 64]]) {
     for block in blocks {
-        soft::compress_block::<Bmi2>(state, block);
+        soft::compress_block::<Rorx>(state, block);
     }
 }
 
@@ -43,9 +43,9 @@ pub(super) fn ss1_input_lea<const J: usize>(a12: u32, e: u32) -> u32 {
     out
 }
 
-struct Bmi2;
+struct Rorx;
 
-impl Kernel for Bmi2 {
+impl Kernel for Rorx {
     type Schedule = Words;
 
     #[inline(always)]

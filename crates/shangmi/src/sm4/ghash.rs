@@ -16,7 +16,7 @@ mod x86_vpclmul;
 use zeroize::Zeroize;
 
 use super::Block;
-use crate::cpu::Backend;
+use crate::cpu::{Backend, Implementation};
 
 /// `H x^-1 mod g` in the big-endian-integer representation: H shifted left one bit, with
 /// x^-1 = 0xC2000000_00000000_00000000_00000001 folded in when a bit falls off.
@@ -58,22 +58,55 @@ pub(crate) struct GHash<'a> {
     acc: u128,
 }
 
+/// Which GHASH implementation a profile gets (the key's powers are made for it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum GHashImpl {
+    Soft,
+    #[cfg(target_arch = "x86_64")]
+    Clmul(crate::cpu::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Vpclmul(crate::cpu::Avx512),
+}
+
+impl Implementation for GHashImpl {
+    fn within(profile: Backend) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::cpu::{Avx2, Avx512};
+            let simd = match profile {
+                Backend::Avx512 => Avx512::get().map(GHashImpl::Vpclmul),
+                Backend::Portable => None,
+                _ => Avx2::get().map(GHashImpl::Clmul),
+            };
+            if let Some(g) = simd {
+                return g;
+            }
+        }
+        let _ = profile;
+        GHashImpl::Soft
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            GHashImpl::Soft => "portable",
+            #[cfg(target_arch = "x86_64")]
+            GHashImpl::Clmul(_) => "pclmul",
+            #[cfg(target_arch = "x86_64")]
+            GHashImpl::Vpclmul(_) => "vpclmul-avx512",
+        }
+    }
+}
+
 impl GHashKey {
-    /// GHASH keyed with `h` on the given backend tier (falls back to portable if unavailable).
-    pub(crate) fn new(h: &Block, backend: Backend) -> Self {
+    /// GHASH keyed with `h` for `profile`, which this CPU supports (the cipher's).
+    pub(crate) fn new(h: &Block, profile: Backend) -> Self {
         let h = u128::from_be_bytes(*h);
-        let engine = match backend {
+        let engine = match GHashImpl::within(profile) {
+            GHashImpl::Soft => Engine::Soft(hkey(h)),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => match crate::cpu::Avx512::get() {
-                Some(t) => Engine::Vpclmul(t, x86_vpclmul::Key::new(h)),
-                None => Engine::Soft(hkey(h)),
-            },
+            GHashImpl::Clmul(t) => Engine::Clmul(t, x86_clmul::Key::new(h)),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => match crate::cpu::Avx2::get() {
-                Some(t) => Engine::Clmul(t, x86_clmul::Key::new(h)),
-                None => Engine::Soft(hkey(h)),
-            },
-            _ => Engine::Soft(hkey(h)),
+            GHashImpl::Vpclmul(t) => Engine::Vpclmul(t, x86_vpclmul::Key::new(h)),
         };
         GHashKey { engine }
     }

@@ -8,11 +8,12 @@
 use core::arch::asm;
 
 use super::Arith;
-use crate::cpu::{Avx2, Avx512};
+use crate::cpu::{Adx as AdxToken, Avx2, Avx512};
 
 /// The AVX2-tier backend; holding it proves the CPU has BMI2, ADX and AVX2.
+/// The MULX/ADCX/ADOX field with the AVX2 table scan.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Adx(pub(crate) Avx2);
+pub(crate) struct Adx(pub(crate) AdxToken, pub(crate) Avx2);
 
 /// The AVX-512-tier backend: the same arithmetic, table reads in ZMM registers.
 #[derive(Clone, Copy, Debug)]
@@ -41,7 +42,7 @@ impl Arith for Adx {
 
     #[inline(always)]
     fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
-        crate::sm2::x86_select::select64_avx2(self.0, table, idx)
+        crate::sm2::x86_select::select64_avx2(self.1, table, idx)
     }
 }
 
@@ -53,22 +54,22 @@ impl Arith for Adx512 {
 
     #[inline(always)]
     fn mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        mont_mul(self.0.avx2(), a, b)
+        mont_mul(self.0.adx(), a, b)
     }
 
     #[inline(always)]
     fn sqr(self, a: &[u64; 4]) -> [u64; 4] {
-        mont_sqr(self.0.avx2(), a)
+        mont_sqr(self.0.adx(), a)
     }
 
     #[inline(always)]
     fn add(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        add_p(self.0.avx2(), a, b)
+        add_p(self.0.adx(), a, b)
     }
 
     #[inline(always)]
     fn sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-        sub_p(self.0.avx2(), a, b)
+        sub_p(self.0.adx(), a, b)
     }
 
     #[inline(always)]
@@ -211,7 +212,7 @@ macro_rules! reduce_tail {
 
 /// a b R^-1 mod p for a, b < p.
 #[inline(always)]
-fn mont_mul(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+fn mont_mul(_token: AdxToken, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     let (mut pa, mut pb) = (a.as_ptr() as u64, b.as_ptr() as u64);
     let (r1, r2, r3): (u64, u64, u64);
     // SAFETY: the token proves BMI2 (MULX) and ADX (ADCX/ADOX); the asm reads 32 bytes at each
@@ -255,7 +256,7 @@ fn mont_mul(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
 /// a^2 R^-1 mod p for a < p: the six cross products once, doubled, plus the four squares
 /// (10 MULX instead of 16), then the same reduction.
 #[inline(always)]
-fn mont_sqr(_token: Avx2, a: &[u64; 4]) -> [u64; 4] {
+fn mont_sqr(_token: AdxToken, a: &[u64; 4]) -> [u64; 4] {
     let mut pa = a.as_ptr() as u64;
     let (r1, r2, r3): (u64, u64, u64);
     // SAFETY: as for `mont_mul`: BMI2 and ADX proven by the token, 32 bytes read at `a`.
@@ -335,7 +336,7 @@ const P3: u64 = 0xffff_fffe_ffff_ffff;
 /// no carry out of the sum. (LLVM turns the portable version's constant subtraction into
 /// compare-and-set sequences three times as long.)
 #[inline(always)]
-fn add_p(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+fn add_p(_token: AdxToken, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     let (mut s0, mut s1, mut s2, mut s3) = (a[0], a[1], a[2], a[3]);
     let (r0, r1, r2, r3): (u64, u64, u64, u64);
     // SAFETY: register arithmetic only, on any x86-64 (the token only selects the backend).
@@ -384,7 +385,7 @@ fn add_p(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
 
 /// a - b mod p for a, b < p: the difference, plus p masked by the borrow.
 #[inline(always)]
-fn sub_p(_token: Avx2, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+fn sub_p(_token: AdxToken, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     let (mut d0, mut d1, mut d2, mut d3) = (a[0], a[1], a[2], a[3]);
     let (mut m1, mut m3) = (P1, P3);
     // SAFETY: register arithmetic only.

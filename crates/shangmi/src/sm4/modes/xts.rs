@@ -47,6 +47,7 @@ impl Xts {
         Self::with_ciphers(key, variant, Sm4::new)
     }
 
+    #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
     /// [`Xts::new`] on a forced backend (for tests and benchmarks).
     pub fn with_backend(
         key: &[u8; 32],
