@@ -27,6 +27,8 @@ mod traits;
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
 mod x86_gfni;
+#[cfg(target_arch = "x86_64")]
+mod x86_gfni_avx2;
 
 use zeroize::Zeroize;
 
@@ -90,6 +92,10 @@ pub(crate) enum Engine {
     #[cfg(target_arch = "x86_64")]
     AesNi(crate::cpu::Avx2),
     #[cfg(target_arch = "x86_64")]
+    Vaes(crate::cpu::Vaes),
+    #[cfg(target_arch = "x86_64")]
+    GfniAvx2(crate::cpu::Gfni),
+    #[cfg(target_arch = "x86_64")]
     Gfni(crate::cpu::Avx512),
 }
 
@@ -97,11 +103,13 @@ impl Implementation for Engine {
     fn within(profile: Backend) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
-            use crate::cpu::{Avx2, Avx512};
+            use crate::cpu::{Avx2, Avx512, Gfni, Vaes};
             let simd = match profile {
                 Backend::Avx512 => Avx512::get().map(Engine::Gfni),
+                Backend::Avx2Gfni => Gfni::get().map(Engine::GfniAvx2),
+                Backend::Avx2Vaes => Vaes::get().map(Engine::Vaes),
+                Backend::Avx2 => Avx2::get().map(Engine::AesNi),
                 Backend::Portable => None,
-                _ => Avx2::get().map(Engine::AesNi),
             };
             if let Some(e) = simd {
                 return e;
@@ -116,6 +124,10 @@ impl Implementation for Engine {
             Engine::Soft => "portable",
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(_) => "aesni",
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(_) => "vaes-avx2",
+            #[cfg(target_arch = "x86_64")]
+            Engine::GfniAvx2(_) => "gfni-avx2",
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(_) => "gfni-avx512",
         }
@@ -136,7 +148,7 @@ impl Schedule {
     fn new(rk: [u32; 32], engine: Engine) -> Self {
         let rk_a1 = match engine {
             #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(_) => rk.map(x86_gfni::key_to_a1_domain),
+            Engine::Gfni(_) | Engine::GfniAvx2(_) => rk.map(x86_gfni::key_to_a1_domain),
             _ => [0; 32],
         };
         Schedule { rk, rk_a1 }
@@ -237,6 +249,10 @@ impl Sm4 {
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(t) => x86_aesni::crypt_block(t, &s.rk, block),
             #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(t) => x86_aesni::crypt_block(t.avx2(), &s.rk, block),
+            #[cfg(target_arch = "x86_64")]
+            Engine::GfniAvx2(t) => x86_aesni::crypt_block(t.avx2(), &s.rk, block),
+            #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_block(t, &s.rk_a1, block),
         }
     }
@@ -246,6 +262,10 @@ impl Sm4 {
             Engine::Soft => soft_crypt_blocks(&s.rk, blocks),
             #[cfg(target_arch = "x86_64")]
             Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(t) => x86_aesni::crypt_blocks_vaes(t, &s.rk, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Engine::GfniAvx2(t) => x86_gfni_avx2::crypt_blocks(t, &s.rk, &s.rk_a1, blocks),
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_blocks(t, &s.rk_a1, blocks),
         }

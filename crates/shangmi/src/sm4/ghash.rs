@@ -42,6 +42,8 @@ enum Engine {
     #[cfg(target_arch = "x86_64")]
     Clmul(crate::cpu::Avx2, x86_clmul::Key),
     #[cfg(target_arch = "x86_64")]
+    VpclmulAvx2(crate::cpu::Vaes, x86_vpclmul::Key),
+    #[cfg(target_arch = "x86_64")]
     Vpclmul(crate::cpu::Avx512, x86_vpclmul::Key),
 }
 
@@ -65,6 +67,8 @@ pub(crate) enum GHashImpl {
     #[cfg(target_arch = "x86_64")]
     Clmul(crate::cpu::Avx2),
     #[cfg(target_arch = "x86_64")]
+    VpclmulAvx2(crate::cpu::Vaes),
+    #[cfg(target_arch = "x86_64")]
     Vpclmul(crate::cpu::Avx512),
 }
 
@@ -72,11 +76,14 @@ impl Implementation for GHashImpl {
     fn within(profile: Backend) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
-            use crate::cpu::{Avx2, Avx512};
+            use crate::cpu::{Avx2, Avx512, Vaes};
             let simd = match profile {
                 Backend::Avx512 => Avx512::get().map(GHashImpl::Vpclmul),
+                Backend::Avx2Vaes | Backend::Avx2Gfni => Vaes::get()
+                    .map(GHashImpl::VpclmulAvx2)
+                    .or_else(|| Avx2::get().map(GHashImpl::Clmul)),
+                Backend::Avx2 => Avx2::get().map(GHashImpl::Clmul),
                 Backend::Portable => None,
-                _ => Avx2::get().map(GHashImpl::Clmul),
             };
             if let Some(g) = simd {
                 return g;
@@ -92,6 +99,8 @@ impl Implementation for GHashImpl {
             #[cfg(target_arch = "x86_64")]
             GHashImpl::Clmul(_) => "pclmul",
             #[cfg(target_arch = "x86_64")]
+            GHashImpl::VpclmulAvx2(_) => "vpclmul-avx2",
+            #[cfg(target_arch = "x86_64")]
             GHashImpl::Vpclmul(_) => "vpclmul-avx512",
         }
     }
@@ -105,6 +114,8 @@ impl GHashKey {
             GHashImpl::Soft => Engine::Soft(hkey(h)),
             #[cfg(target_arch = "x86_64")]
             GHashImpl::Clmul(t) => Engine::Clmul(t, x86_clmul::Key::new(h)),
+            #[cfg(target_arch = "x86_64")]
+            GHashImpl::VpclmulAvx2(t) => Engine::VpclmulAvx2(t, x86_vpclmul::Key::new(h)),
             #[cfg(target_arch = "x86_64")]
             GHashImpl::Vpclmul(t) => Engine::Vpclmul(t, x86_vpclmul::Key::new(h)),
         };
@@ -132,7 +143,13 @@ impl GHash<'_> {
             #[cfg(target_arch = "x86_64")]
             Engine::Clmul(t, key) => self.acc = x86_clmul::update(*t, key, self.acc, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vpclmul(t, key) => self.acc = x86_vpclmul::update(*t, key, self.acc, blocks),
+            Engine::VpclmulAvx2(t, key) => {
+                self.acc = x86_vpclmul::update_avx2(*t, key, self.acc, blocks)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vpclmul(t, key) => {
+                self.acc = x86_vpclmul::update_avx512(*t, key, self.acc, blocks)
+            }
         }
     }
 

@@ -1,48 +1,120 @@
-//! SM4 for the AVX2 tier: the S-box through AESENCLAST between two affine maps.
+//! SM4 with the S-box through AESENCLAST between two affine maps: the `aesni` implementation
+//! (AES-NI on 128 bits) and the `vaes-avx2` one (VAES on whole 256-bit registers).
 //!
 //! The SM4 and AES S-boxes are both affine maps around inversion in GF(2^8), so
 //! `S_sm4(x) = POST(S_aes(PRE(x)))` for two affine maps, done here as pairs of 16-entry nibble
 //! lookups (VPSHUFB on constant tables: the table is indexed by data, but it sits in a register,
 //! so there is no memory access and the timing does not depend on the index). AESENCLAST also
 //! applies ShiftRows; the input is pre-shuffled with its inverse. Eight blocks per YMM set (one
-//! word of eight blocks per register), two sets interleaved. Without VAES, AESENCLAST works on
-//! 128 bits, so each YMM is split for that one instruction.
+//! word of eight blocks per register), several sets interleaved. Without VAES, AESENCLAST works
+//! on 128 bits, so each YMM is split for that one instruction; with VAES it runs whole. The two
+//! share every other line: the kernel is generic over [`Enclast`].
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::Block;
 use super::constants::{POST_HI, POST_LO, PRE_HI, PRE_LO};
-use crate::cpu::Avx2;
+use crate::cpu::{Avx2, Vaes};
 
-/// One block on the low-latency path (chained modes).
+/// One block on the low-latency path (chained modes). XMM-wide, so AES-NI serves both
+/// implementations.
 pub(crate) fn crypt_block(_token: Avx2, rk: &[u32; 32], block: &mut Block) {
     // SAFETY: the token proves AVX2 and AES-NI.
     unsafe { crypt_lanes4(rk, core::slice::from_mut(block)) }
 }
 
-/// Encrypts (or, with reversed round keys, decrypts) blocks.
+/// Encrypts (or, with reversed round keys, decrypts) blocks with AES-NI.
 pub(crate) fn crypt_blocks(_token: Avx2, rk: &[u32; 32], blocks: &mut [Block]) {
     // SAFETY: the token proves AVX2 and AES-NI.
-    unsafe { crypt_blocks_avx2(rk, blocks) }
+    unsafe { crypt_blocks_aesni(rk, blocks) }
+}
+
+/// Encrypts (or, with reversed round keys, decrypts) blocks with VAES.
+pub(crate) fn crypt_blocks_vaes(_token: Vaes, rk: &[u32; 32], blocks: &mut [Block]) {
+    // SAFETY: the token proves AVX2, AES-NI and VAES.
+    unsafe { crypt_blocks_wide(rk, blocks) }
+}
+
+/// AESENCLAST with a zero round key on every 128-bit lane of a YMM register.
+trait Enclast {
+    /// How many 8-block sets one pass interleaves: enough independent work to cover a
+    /// round's latency with this S-box.
+    const SETS: usize;
+
+    fn enclast(x: __m256i) -> __m256i;
+}
+
+/// AES-NI: the two 128-bit halves one after the other.
+struct Split;
+
+impl Enclast for Split {
+    const SETS: usize = 4;
+
+    #[inline(always)]
+    fn enclast(x: __m256i) -> __m256i {
+        // SAFETY: register-only operations; AVX2 and AES-NI are enabled in every caller.
+        unsafe {
+            let zero = _mm_setzero_si128();
+            let lo = _mm_aesenclast_si128(_mm256_castsi256_si128(x), zero);
+            let hi = _mm_aesenclast_si128(_mm256_extracti128_si256::<1>(x), zero);
+            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
+        }
+    }
+}
+
+/// VAES: one instruction on the whole register.
+struct Wide;
+
+impl Enclast for Wide {
+    const SETS: usize = 4;
+
+    #[inline(always)]
+    fn enclast(x: __m256i) -> __m256i {
+        // SAFETY: a register-only instruction; VAES is enabled in every caller.
+        unsafe { _mm256_aesenclast_epi128(x, _mm256_setzero_si256()) }
+    }
 }
 
 #[target_feature(enable = "avx2,aes")]
-fn crypt_blocks_avx2(rk: &[u32; 32], blocks: &mut [Block]) {
-    let (pairs, rest) = blocks.as_chunks_mut::<16>();
-    for chunk in pairs {
-        crypt_sets::<2>(rk, chunk.as_flattened_mut());
+fn crypt_blocks_aesni(rk: &[u32; 32], blocks: &mut [Block]) {
+    crypt_blocks_with::<Split>(rk, blocks);
+}
+
+#[target_feature(enable = "avx2,aes,vaes")]
+fn crypt_blocks_wide(rk: &[u32; 32], blocks: &mut [Block]) {
+    crypt_blocks_with::<Wide>(rk, blocks);
+}
+
+/// Whole passes of `E::SETS` sets, then single sets, then the few blocks left: on the
+/// four-lane path, or one padded set.
+#[inline(always)]
+fn crypt_blocks_with<E: Enclast>(rk: &[u32; 32], blocks: &mut [Block]) {
+    let mut rest = blocks;
+    let wide = 8 * E::SETS;
+    while rest.len() >= wide {
+        let (pass, tail) = rest.split_at_mut(wide);
+        match E::SETS {
+            8 => crypt_sets::<E, 8>(rk, pass.as_flattened_mut()),
+            6 => crypt_sets::<E, 6>(rk, pass.as_flattened_mut()),
+            5 => crypt_sets::<E, 5>(rk, pass.as_flattened_mut()),
+            4 => crypt_sets::<E, 4>(rk, pass.as_flattened_mut()),
+            3 => crypt_sets::<E, 3>(rk, pass.as_flattened_mut()),
+            _ => crypt_sets::<E, 2>(rk, pass.as_flattened_mut()),
+        }
+        rest = tail;
     }
     let (sets, rest) = rest.as_chunks_mut::<8>();
     for chunk in sets {
-        crypt_sets::<1>(rk, chunk.as_flattened_mut());
+        crypt_sets::<E, 1>(rk, chunk.as_flattened_mut());
     }
     if (1..=4).contains(&rest.len()) {
-        crypt_lanes4(rk, rest);
+        // SAFETY: every caller enables AVX2 and AES-NI.
+        unsafe { crypt_lanes4(rk, rest) };
     } else if !rest.is_empty() {
         let mut buf = [[0u8; 16]; 8];
         buf[..rest.len()].copy_from_slice(rest);
-        crypt_sets::<1>(rk, buf.as_flattened_mut());
+        crypt_sets::<E, 1>(rk, buf.as_flattened_mut());
         rest.copy_from_slice(&buf[..rest.len()]);
         // Only the blocks that held data (volatile stores are slow beside one block's work).
         zeroize::Zeroize::zeroize(buf[..rest.len()].as_flattened_mut());
@@ -51,7 +123,7 @@ fn crypt_blocks_avx2(rk: &[u32; 32], blocks: &mut [Block]) {
 
 /// The four 128-bit-lane 4x4 word transposes (blocks to words and back).
 #[inline(always)]
-fn transpose(b: [__m256i; 4]) -> [__m256i; 4] {
+pub(super) fn transpose(b: [__m256i; 4]) -> [__m256i; 4] {
     // SAFETY: register-only shuffles; AVX2 is enabled in every caller.
     unsafe {
         let t0 = _mm256_unpacklo_epi32(b[0], b[1]);
@@ -126,8 +198,8 @@ fn nibble_affine(x: __m256i, lo: __m256i, hi: __m256i, mask: __m256i) -> __m256i
 
 /// The SM4 S-box on every byte.
 #[inline(always)]
-fn sbox(x: __m256i, c: &Consts) -> __m256i {
-    // SAFETY: register-only operations; AVX2 and AES-NI are enabled in every caller.
+fn sbox<E: Enclast>(x: __m256i, c: &Consts) -> __m256i {
+    // SAFETY: register-only operations; AVX2 is enabled in every caller.
     unsafe {
         let x = nibble_affine(
             _mm256_shuffle_epi8(x, c.inv_shift_rows),
@@ -135,11 +207,7 @@ fn sbox(x: __m256i, c: &Consts) -> __m256i {
             c.pre_hi,
             c.low_nibble,
         );
-        let zero = _mm_setzero_si128();
-        let lo = _mm_aesenclast_si128(_mm256_castsi256_si128(x), zero);
-        let hi = _mm_aesenclast_si128(_mm256_extracti128_si256::<1>(x), zero);
-        let y = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
-        nibble_affine(y, c.post_lo, c.post_hi, c.low_nibble)
+        nibble_affine(E::enclast(x), c.post_lo, c.post_hi, c.low_nibble)
     }
 }
 
@@ -161,15 +229,13 @@ fn linear(x0: __m256i, t: __m256i, c: &Consts) -> __m256i {
     }
 }
 
-/// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round. (A target-feature
-/// function rather than `inline(always)`, so its closures get the features and inline the
-/// intrinsics instead of calling them.)
-#[target_feature(enable = "avx2,aes")]
-#[inline]
-fn crypt_sets<const S: usize>(rk: &[u32; 32], data: &mut [u8]) {
+/// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round. Inlined into
+/// the target-feature entry points, which give its intrinsics their features.
+#[inline(always)]
+fn crypt_sets<E: Enclast, const S: usize>(rk: &[u32; 32], data: &mut [u8]) {
     debug_assert_eq!(data.len(), 128 * S);
-    // SAFETY: AVX2 and AES-NI are enabled in the only caller; loads and stores stay inside
-    // `data` (128 * S bytes, 32 per access).
+    // SAFETY: AVX2 and AES-NI (and VAES for `Wide`) are enabled in every caller; loads and
+    // stores stay inside `data` (128 * S bytes, 32 per access).
     unsafe {
         let c = consts();
         let p = data.as_mut_ptr().cast::<__m256i>();
@@ -187,7 +253,7 @@ fn crypt_sets<const S: usize>(rk: &[u32; 32], data: &mut [u8]) {
                         _mm256_xor_si256(set[$b], set[$c]),
                         _mm256_xor_si256(set[$d], key),
                     );
-                    let t = sbox(t, &c);
+                    let t = sbox::<E>(t, &c);
                     set[$a] = linear(set[$a], t, &c);
                 }
             }};
@@ -268,22 +334,24 @@ fn crypt_lanes4(rk: &[u32; 32], blocks: &mut [Block]) {
     });
     let [mut w0, mut w1, mut w2, mut w3] = transpose4(b);
     let key = |i: usize| _mm_set1_epi32(rk[i] as i32);
+    // The word a round has just made goes into the next round's XOR last: everything else is
+    // ready earlier, so the chain from round to round is one XOR long there.
     for i in (0..32).step_by(4) {
         w0 = round(
             w0,
-            _mm_xor_si128(_mm_xor_si128(w1, w2), _mm_xor_si128(w3, key(i))),
+            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w1, w2), key(i)), w3),
         );
         w1 = round(
             w1,
-            _mm_xor_si128(_mm_xor_si128(w2, w3), _mm_xor_si128(w0, key(i + 1))),
+            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w2, w3), key(i + 1)), w0),
         );
         w2 = round(
             w2,
-            _mm_xor_si128(_mm_xor_si128(w3, w0), _mm_xor_si128(w1, key(i + 2))),
+            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w3, w0), key(i + 2)), w1),
         );
         w3 = round(
             w3,
-            _mm_xor_si128(_mm_xor_si128(w0, w1), _mm_xor_si128(w2, key(i + 3))),
+            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w0, w1), key(i + 3)), w2),
         );
     }
     // The output is X35, X34, X33, X32.
