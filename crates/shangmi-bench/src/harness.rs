@@ -253,3 +253,23 @@ pub fn size_label(size: Option<usize>) -> String {
         Some(s) => format!("{s} B"),
     }
 }
+
+/// The backend profiles this CPU runs other than the one shangmi picks, with the names their
+/// candidates carry (`shangmi-<profile>`); the report puts them in a table of their own.
+pub fn other_profiles() -> Vec<(&'static str, shangmi::Backend)> {
+    use shangmi::Backend;
+    Backend::available()
+        .into_iter()
+        .filter(|b| *b != Backend::best())
+        .map(|b| {
+            let name = match b {
+                Backend::Portable => "shangmi-portable",
+                Backend::Avx2 => "shangmi-avx2",
+                Backend::Avx2Vaes => "shangmi-avx2-vaes",
+                Backend::Avx2Gfni => "shangmi-avx2-gfni",
+                _ => "shangmi-avx512",
+            };
+            (name, b)
+        })
+        .collect()
+}

@@ -6,6 +6,7 @@ mod go_peers;
 mod harness;
 mod input;
 mod intl_ops;
+mod openssl_evp;
 mod openssl_ffi;
 mod published;
 mod report;

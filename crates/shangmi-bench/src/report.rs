@@ -8,7 +8,7 @@ use crate::harness::{Figure, Plan, Unit, size_label};
 
 pub struct Environment {
     pub cpu: String,
-    pub backend: &'static str,
+    pub backend: String,
     pub openssl: String,
     /// impl -> version, for the report and the JSON records.
     pub versions: Vec<(String, String)>,
@@ -44,7 +44,7 @@ impl Environment {
         ];
         Environment {
             cpu,
-            backend: shangmi::Backend::best().name(),
+            backend: profile_label(shangmi::Backend::best()),
             openssl,
             versions,
             go_missing: None,
@@ -159,7 +159,7 @@ pub fn markdown(env: &Environment, figs: &[Figure], plan: &Plan, took: Duration)
             let _ = writeln!(s, "- {l}");
         }
     }
-    s.push_str(&tiers_table(env, figs));
+    s.push_str(&tiers_table(figs));
     let checks = target_checks(figs);
     if !checks.is_empty() {
         let _ = writeln!(s, "\nRatios the performance targets name (same run):\n");
@@ -180,7 +180,7 @@ fn is_peer(imp: &str) -> bool {
 }
 
 /// shangmi's other tiers beside the one it picked and OpenSSL, in the cases that time them.
-fn tiers_table(env: &Environment, figs: &[Figure]) -> String {
+fn tiers_table(figs: &[Figure]) -> String {
     let mut tiers: Vec<&str> = Vec::new();
     for f in figs {
         if let Some(t) = f.imp.strip_prefix("shangmi-")
@@ -189,8 +189,12 @@ fn tiers_table(env: &Environment, figs: &[Figure]) -> String {
             tiers.push(t);
         }
     }
-    // Fastest tier first, so the last column is the portable code.
-    let rank = |t: &str| ["avx512", "avx2", "portable"].iter().position(|r| *r == t);
+    // Fastest profile first, so the last column is the portable code.
+    let rank = |t: &str| {
+        ["avx512", "avx2-gfni", "avx2-vaes", "avx2", "portable"]
+            .iter()
+            .position(|r| *r == t)
+    };
     tiers.sort_by_key(|t| rank(t).unwrap_or(usize::MAX));
     let mut s = String::new();
     if tiers.is_empty() {
@@ -199,10 +203,11 @@ fn tiers_table(env: &Environment, figs: &[Figure]) -> String {
     let _ = write!(
         s,
         "\n### shangmi's other backends (same cases, same alternation)\n\n\
-         What shangmi does on CPUs without this one's extensions, forced onto each tier here. \
-         `portable` is the constant-time code with no SIMD (bitsliced S-box); OpenSSL's SM4 \
-         uses table lookups indexed by data.\n\n| op | size | {} (chosen) |",
-        env.backend
+         What shangmi does on CPUs without this one's extensions, forced onto each profile \
+         here (what each algorithm runs on in each: below the table). `portable` is the \
+         constant-time code with no SIMD (bitsliced S-box); OpenSSL's SM4 uses table lookups \
+         indexed by data.\n\n| op | size | {} (chosen) |",
+        shangmi::Backend::best().name()
     );
     for t in &tiers {
         let _ = write!(s, " {t} |");
@@ -232,7 +237,19 @@ fn tiers_table(env: &Environment, figs: &[Figure]) -> String {
         };
         let _ = writeln!(s, " {} | {ratio} |", cell("openssl"));
     }
+    let _ = writeln!(s);
+    for b in shangmi::Backend::available().into_iter().rev() {
+        let _ = writeln!(s, "- {}", profile_label(b));
+    }
     s
+}
+
+/// A profile and what each algorithm runs on in it: `avx2-vaes (sm3 bmi2, sm4 vaes-avx2, ...)`.
+pub fn profile_label(b: shangmi::Backend) -> String {
+    let list: Vec<String> = shangmi::implementations(b)
+        .map(|l| l.iter().map(|(a, i)| format!("{a} {i}")).collect())
+        .unwrap_or_default();
+    format!("{} ({})", b.name(), list.join(", "))
 }
 
 type Key = (String, Option<usize>);

@@ -7,7 +7,7 @@ use openssl::pkey::PKey;
 use openssl::sign::Signer;
 use shangmi::sm3;
 
-use crate::harness::{Candidate, Case, Unit};
+use crate::harness::{Candidate, Case, Unit, other_profiles};
 use crate::input;
 use crate::openssl_ffi;
 
@@ -51,7 +51,30 @@ pub fn cases(quick: bool) -> Vec<Case> {
     for &n in sizes {
         v.push(sha256_case(n));
     }
+    // shangmi's other profiles on this CPU, single-stream and in lanes.
+    for c in v.iter_mut().filter(|c| matches!(c.op, "sm3" | "sm3-x16")) {
+        for (name, b) in other_profiles() {
+            c.candidates
+                .push(profile_candidate(c.op, c.size.unwrap_or(0), name, b));
+        }
+    }
     v
+}
+
+/// shangmi forced onto profile `b`, under `name`, in an `sm3` or `sm3-x16` case.
+fn profile_candidate(op: &str, n: usize, name: &'static str, b: shangmi::Backend) -> Candidate {
+    if op == "sm3" {
+        let data = input::bytes(n);
+        return Candidate::new(name, move |out| {
+            out.copy_from_slice(&sm3::hash_with_backend(b, &data).expect("available"));
+        });
+    }
+    let msgs: Vec<Vec<u8>> = (0..16).map(|i| input::bytes_seeded(n, i)).collect();
+    Candidate::new(name, move |out| {
+        let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+        let digests = sm3::hash_many_with_backend(b, &refs).expect("available");
+        out.copy_from_slice(digests.as_flattened());
+    })
 }
 
 fn sm3_case(n: usize) -> Case {

@@ -8,13 +8,14 @@ use aes_gcm::aead::AeadInOut;
 use cipher::{
     BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit, StreamCipher,
 };
+use openssl::cipher::Cipher as EvpCipher;
 use openssl::symm::{Cipher, Crypter, Mode};
-use shangmi::Backend;
 use shangmi::sm4::modes::{cbc, ctr, xts};
 use shangmi::sm4::{Sm4, Sm4Gcm};
 
-use crate::harness::{Candidate, Case, Unit};
+use crate::harness::{Candidate, Case, Unit, other_profiles};
 use crate::input;
+use crate::openssl_evp::{self, Dir};
 
 pub const KEY: [u8; 16] = [
     0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c,
@@ -58,10 +59,11 @@ pub fn cases(quick: bool) -> Vec<Case> {
         // The peer of sm2-encrypt at 1 MiB in the published comparisons.
         v.push(cbc_enc_case(1 << 20));
     }
-    // shangmi's other tiers on this CPU beside the best one (and OpenSSL), in the cases of the
-    // modes every tier runs: the portable constant-time code against OpenSSL's tables.
+    // shangmi's other profiles on this CPU beside the best one (and OpenSSL), in the block
+    // modes and GCM sealing (SM4 and GHASH): the portable constant-time code against
+    // OpenSSL's tables.
     for c in v.iter_mut() {
-        for (name, b) in other_tiers() {
+        for (name, b) in other_profiles() {
             let tier = Sm4::with_backend(&KEY, b).ok();
             if let Some(t) = tier.and_then(|k| shangmi_candidate(c.op, c.out_len, name, k)) {
                 c.candidates.push(t);
@@ -81,25 +83,8 @@ pub fn cases(quick: bool) -> Vec<Case> {
     v
 }
 
-/// The tiers this CPU runs other than the one shangmi picks, as `shangmi-<tier>`.
-fn other_tiers() -> Vec<(&'static str, Backend)> {
-    Backend::available()
-        .into_iter()
-        .filter(|b| *b != Backend::best())
-        .map(|b| {
-            let name = match b {
-                Backend::Portable => "shangmi-portable",
-                Backend::Avx2 => "shangmi-avx2",
-                Backend::Avx512 => "shangmi-avx512",
-                _ => "shangmi-other",
-            };
-            (name, b)
-        })
-        .collect()
-}
-
-/// shangmi in an ECB, CBC or CTR case, under `name`, with the key schedule `c` (the chosen
-/// tier, or one forced).
+/// shangmi in an ECB, CBC, CTR or GCM-sealing case, under `name`, with the key schedule `c`
+/// (the chosen profile, or one forced).
 fn shangmi_candidate(op: &str, n: usize, name: &'static str, c: Sm4) -> Option<Candidate> {
     let data = input::bytes(n);
     Some(match op {
@@ -130,25 +115,31 @@ fn shangmi_candidate(op: &str, n: usize, name: &'static str, c: Sm4) -> Option<C
             out.copy_from_slice(&data);
             ctr::apply_keystream(&c, &IV, out).expect("ctr");
         }),
+        "sm4-gcm-seal" => {
+            let g = Sm4Gcm::with_cipher(c, 16).expect("16-byte tag");
+            Candidate::new(name, move |out| {
+                out.copy_from_slice(&data);
+                let t = g
+                    .encrypt_in_place_detached(&NONCE, &AAD, out)
+                    .expect("seal");
+                std::hint::black_box(t);
+            })
+        }
         _ => return None,
     })
 }
 
 fn aes_gcm_yardstick(n: usize) -> Candidate {
-    let pt = input::bytes(n);
-    Candidate::yardstick("yardstick:aes128-gcm", move |out| {
-        let mut tag = [0u8; 16];
-        let ct = openssl::symm::encrypt_aead(
-            Cipher::aes_128_gcm(),
+    Candidate::yardstick(
+        "yardstick:aes128-gcm",
+        openssl_evp::gcm_seal(
+            EvpCipher::aes_128_gcm(),
             &KEY,
-            Some(&NONCE),
+            &NONCE,
             &AAD,
-            &pt,
-            &mut tag,
-        )
-        .expect("openssl aes-gcm");
-        out.copy_from_slice(&ct);
-    })
+            input::bytes(n),
+        ),
+    )
 }
 
 fn case(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
@@ -162,21 +153,15 @@ fn case(op: &'static str, n: usize, candidates: Vec<Candidate>) -> Case {
     }
 }
 
-/// OpenSSL through a fresh context per call, padding off, as `EVP_*` users run it.
+/// OpenSSL, as its own `speed -evp` measures it (see `openssl_evp`).
 fn openssl(
-    cipher: Cipher,
-    mode: Mode,
+    cipher: &'static openssl::cipher::CipherRef,
+    dir: Dir,
     key: &'static [u8],
     iv: Option<&'static [u8]>,
     data: Vec<u8>,
 ) -> Candidate {
-    Candidate::new("openssl", move |out| {
-        let mut c = Crypter::new(cipher, mode, key, iv).expect("openssl cipher");
-        c.pad(false);
-        let mut tmp = vec![0u8; data.len() + 16];
-        let n = c.update(&data, &mut tmp).expect("openssl update");
-        out.copy_from_slice(&tmp[..n]);
-    })
+    Candidate::new("openssl", openssl_evp::mode(cipher, dir, key, iv, data))
 }
 
 fn libsm(mode: libsm::sm4::cipher_mode::CipherMode) -> libsm::sm4::cipher_mode::Sm4CipherMode {
@@ -193,7 +178,7 @@ fn ecb_case(n: usize) -> Case {
         n,
         vec![
             shangmi_candidate("sm4-ecb", n, "shangmi", Sm4::new(&KEY)).expect("ecb"),
-            openssl(Cipher::sm4_ecb(), Mode::Encrypt, &KEY, None, data),
+            openssl(EvpCipher::sm4_ecb(), Dir::Encrypt, &KEY, None, data),
             Candidate::new("rustcrypto", move |out| {
                 out.copy_from_slice(&d3);
                 let (blocks, _) = out.as_chunks_mut::<16>();
@@ -219,7 +204,7 @@ fn cbc_enc_case(n: usize) -> Case {
         n,
         vec![
             shangmi_candidate("sm4-cbc-enc", n, "shangmi", Sm4::new(&KEY)).expect("cbc"),
-            openssl(Cipher::sm4_cbc(), Mode::Encrypt, &KEY, Some(&IV), data),
+            openssl(EvpCipher::sm4_cbc(), Dir::Encrypt, &KEY, Some(&IV), data),
             Candidate::new("rustcrypto", move |out| {
                 out.copy_from_slice(&d3);
                 let (blocks, _) = out.as_chunks_mut::<16>();
@@ -252,7 +237,7 @@ fn cbc_dec_case(n: usize) -> Case {
         n,
         vec![
             shangmi_candidate("sm4-cbc-dec", n, "shangmi", c).expect("cbc"),
-            openssl(Cipher::sm4_cbc(), Mode::Decrypt, &KEY, Some(&IV), ct),
+            openssl(EvpCipher::sm4_cbc(), Dir::Decrypt, &KEY, Some(&IV), ct),
             Candidate::new("rustcrypto", move |out| {
                 out.copy_from_slice(&d3);
                 let (blocks, _) = out.as_chunks_mut::<16>();
@@ -278,7 +263,7 @@ fn ctr_case(n: usize) -> Case {
         n,
         vec![
             shangmi_candidate("sm4-ctr", n, "shangmi", Sm4::new(&KEY)).expect("ctr"),
-            openssl(Cipher::sm4_ctr(), Mode::Encrypt, &KEY, Some(&IV), data),
+            openssl(EvpCipher::sm4_ctr(), Dir::Encrypt, &KEY, Some(&IV), data),
             Candidate::new("rustcrypto", move |out| {
                 out.copy_from_slice(&d3);
                 ::ctr::Ctr128BE::<RcSm4>::new(&KEY.into(), &IV.into()).apply_keystream(out);
@@ -371,9 +356,9 @@ fn xts_case(n: usize) -> Case {
 /// OpenSSL's AES-128 in the block modes (AES-NI / VAES on this kind of CPU).
 fn aes_case(op: &'static str, n: usize) -> Case {
     let pt = input::bytes(n);
-    let (cipher, mode, iv, data): (Cipher, Mode, Option<&'static [u8]>, Vec<u8>) = match op {
-        "aes128-ecb" => (Cipher::aes_128_ecb(), Mode::Encrypt, None, pt),
-        "aes128-cbc-enc" => (Cipher::aes_128_cbc(), Mode::Encrypt, Some(&IV), pt),
+    let (cipher, dir, iv, data) = match op {
+        "aes128-ecb" => (EvpCipher::aes_128_ecb(), Dir::Encrypt, None, pt),
+        "aes128-cbc-enc" => (EvpCipher::aes_128_cbc(), Dir::Encrypt, Some(&IV[..]), pt),
         "aes128-cbc-dec" => {
             let mut c =
                 Crypter::new(Cipher::aes_128_cbc(), Mode::Encrypt, &KEY, Some(&IV)).expect("aes");
@@ -381,31 +366,27 @@ fn aes_case(op: &'static str, n: usize) -> Case {
             let mut ct = vec![0u8; n + 16];
             let k = c.update(&pt, &mut ct).expect("aes");
             ct.truncate(k);
-            (Cipher::aes_128_cbc(), Mode::Decrypt, Some(&IV), ct)
+            (EvpCipher::aes_128_cbc(), Dir::Decrypt, Some(&IV[..]), ct)
         }
-        _ => (Cipher::aes_128_ctr(), Mode::Encrypt, Some(&IV), pt),
+        _ => (EvpCipher::aes_128_ctr(), Dir::Encrypt, Some(&IV[..]), pt),
     };
-    case(op, n, vec![openssl(cipher, mode, &KEY, iv, data)])
+    case(op, n, vec![openssl(cipher, dir, &KEY, iv, data)])
 }
 
 /// OpenSSL's AES-128-GCM (AES-NI, VAES and VPCLMULQDQ on this kind of CPU), seal.
 fn aes_gcm_case(n: usize) -> Case {
-    let pt = input::bytes(n);
     case(
         "aes128-gcm",
         n,
-        vec![Candidate::new("openssl", move |out| {
-            let mut tag = [0u8; 16];
-            let ct = openssl::symm::encrypt_aead(
-                Cipher::aes_128_gcm(),
+        vec![Candidate::new(
+            "openssl",
+            openssl_evp::gcm_seal(
+                EvpCipher::aes_128_gcm(),
                 &KEY,
-                Some(&NONCE),
+                &NONCE,
                 &AAD,
-                &pt,
-                &mut tag,
-            )
-            .expect("openssl aes-gcm");
-            out.copy_from_slice(&ct);
-        })],
+                input::bytes(n),
+            ),
+        )],
     )
 }
