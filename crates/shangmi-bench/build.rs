@@ -9,6 +9,7 @@ fn main() {
         ("sm3", "PEER_RUSTCRYPTO_SM3"),
         ("sm4", "PEER_RUSTCRYPTO_SM4"),
         ("libsm", "PEER_LIBSM"),
+        ("gmcrypto-core", "PEER_GMCRYPTO"),
     ] {
         let version = lock
             .split("[[package]]")

@@ -31,10 +31,15 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// `bench/go`, the Go module of the peers (where `go test -bench` of gmsm runs too).
+pub fn source_dir() -> PathBuf {
+    workspace().join("bench/go")
+}
+
 /// Builds `bench/go` (Go caches the build) and starts it; `Err` says why not (no Go, no
 /// network for the modules...), for the report.
 pub fn start(plan: &Plan) -> Result<GoPeers, String> {
-    let src = workspace().join("bench/go");
+    let src = source_dir();
     let out = workspace().join("target/go-peers/gmpeers");
     let version = Command::new("go")
         .arg("version")

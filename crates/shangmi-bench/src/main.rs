@@ -8,6 +8,7 @@ mod input;
 mod intl_ops;
 mod openssl_evp;
 mod openssl_ffi;
+mod peer_check;
 mod published;
 mod report;
 mod sm2_ops;
@@ -45,6 +46,10 @@ struct Args {
     /// Milliseconds per implementation per round (default 30 with --quick, 100 otherwise).
     #[arg(long)]
     slice_ms: Option<u64>,
+    /// Instead of the benchmark: the in-bench figures of gmsm beside gmsm's own
+    /// `go test -bench` on this machine, for five ops (fails if any differs by over 10%).
+    #[arg(long)]
+    check_peers: bool,
 }
 
 fn main() -> ExitCode {
@@ -56,6 +61,15 @@ fn main() -> ExitCode {
             .max(1),
         slice: Duration::from_millis(args.slice_ms.unwrap_or(if args.quick { 30 } else { 100 })),
     };
+    if args.check_peers {
+        return match peer_check::run(&plan) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("shangmi-bench: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut cases = sm3_ops::cases(args.quick);
     cases.extend(sm4_ops::cases(args.quick));
     cases.extend(sm2_ops::cases(args.quick));

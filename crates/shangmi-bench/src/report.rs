@@ -41,6 +41,10 @@ impl Environment {
                 ),
             ),
             ("libsm".to_string(), env!("PEER_LIBSM").to_string()),
+            (
+                "gmcrypto".to_string(),
+                format!("gmcrypto-core {}", env!("PEER_GMCRYPTO")),
+            ),
         ];
         Environment {
             cpu,
@@ -60,11 +64,12 @@ impl Environment {
 }
 
 /// Implementations in the column order of the table.
-pub const IMPLS: [&str; 7] = [
+pub const IMPLS: [&str; 8] = [
     "shangmi",
     "openssl",
     "rustcrypto",
     "libsm",
+    "gmcrypto",
     "gmsm",
     "tjfoc",
     "per-counter",

@@ -87,6 +87,39 @@ fn ecdsa_sign_yardstick(key: PKey<Private>) -> Candidate {
     })
 }
 
+/// gmcrypto-core's signing (DER output, default ID), checked by its own verification.
+fn gmcrypto_sign(k: &Keys) -> Candidate {
+    use gmcrypto_core::sm2::{sign_with_id, verify_with_id};
+    let (sk1, sk2, pk) = (k.gm_sk.clone(), k.gm_sk.clone(), k.gm_pk);
+    Candidate::checked(
+        "gmcrypto",
+        move |out| {
+            let sig = sign_with_id(&sk1, DEFAULT_ID.as_bytes(), &MSG, &mut getrandom::SysRng)
+                .expect("sign");
+            out[0] = u8::from(verify_with_id(&pk, DEFAULT_ID.as_bytes(), &MSG, &sig));
+        },
+        move |out| {
+            out[0] = sign_with_id(&sk2, DEFAULT_ID.as_bytes(), &MSG, &mut getrandom::SysRng)
+                .expect("sign")[3];
+        },
+    )
+}
+
+fn gmcrypto_verify(k: &Keys) -> Candidate {
+    use gmcrypto_core::sm2::{sign_with_id, verify_with_id};
+    let sig = sign_with_id(
+        &k.gm_sk,
+        DEFAULT_ID.as_bytes(),
+        &MSG,
+        &mut getrandom::SysRng,
+    )
+    .expect("sign");
+    let pk = k.gm_pk;
+    Candidate::new("gmcrypto", move |out| {
+        out[0] = u8::from(verify_with_id(&pk, DEFAULT_ID.as_bytes(), &MSG, &sig));
+    })
+}
+
 fn ecdsa_verify_yardstick(key: PKey<Private>) -> Candidate {
     let sig = openssl_sign(&key, MessageDigest::sha256(), &MSG);
     Candidate::yardstick("yardstick:ecdsa-p256-verify", move |out| {
@@ -112,6 +145,8 @@ struct Keys {
     rc_secret: rustcrypto_sm2::SecretKey,
     libsm_sk: num_bigint_libsm::BigUint,
     libsm_pk: libsm::sm2::ecc::Point,
+    gm_sk: gmcrypto_core::sm2::Sm2PrivateKey,
+    gm_pk: gmcrypto_core::sm2::Sm2PublicKey,
     p256: PKey<Private>,
 }
 
@@ -126,6 +161,7 @@ fn keys() -> Keys {
         .try_into()
         .expect("32 bytes");
     let ours = SigningKey::from_bytes(&d).expect("valid key");
+    let ours_public = ours.verifying_key().to_uncompressed();
     let rc_secret = rustcrypto_sm2::SecretKey::from_slice(&d).expect("valid key");
     let rc_sign = rustcrypto_sm2::dsa::SigningKey::new(DEFAULT_ID, &rc_secret).expect("valid key");
     let ctx = libsm::sm2::signature::SigCtx::new();
@@ -138,6 +174,9 @@ fn keys() -> Keys {
         rc_secret,
         libsm_sk,
         libsm_pk,
+        gm_sk: Option::from(gmcrypto_core::sm2::Sm2PrivateKey::from_bytes_be(&d))
+            .expect("valid key"),
+        gm_pk: gmcrypto_core::sm2::Sm2PublicKey::from_sec1_bytes(&ours_public).expect("valid key"),
         p256: p256_key(),
     }
 }
@@ -207,6 +246,7 @@ fn signature_cases(k: &Keys, v: &mut Vec<Case>) {
                     out[0] = ctx.sign(&MSG, &lsk2, &lpk2).expect("sign").get_r().bits() as u8;
                 },
             ),
+            gmcrypto_sign(k),
             ecdsa_sign_yardstick(k.p256.clone()),
         ],
     ));
@@ -235,6 +275,7 @@ fn signature_cases(k: &Keys, v: &mut Vec<Case>) {
                 let ctx = libsm::sm2::signature::SigCtx::new();
                 out[0] = u8::from(ctx.verify(&MSG, &lpk3, &lsig).expect("verify"));
             }),
+            gmcrypto_verify(k),
             ecdsa_verify_yardstick(k.p256.clone()),
         ],
     ));

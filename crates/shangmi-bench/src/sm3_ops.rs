@@ -77,9 +77,10 @@ fn profile_candidate(op: &str, n: usize, name: &'static str, b: shangmi::Backend
     })
 }
 
-fn sm3_case(n: usize) -> Case {
+pub fn sm3_case(n: usize) -> Case {
     let data = input::bytes(n);
-    let (d1, d2, d3, d4) = (data.clone(), data.clone(), data.clone(), data);
+    let (d1, d2, d3, d4) = (data.clone(), data.clone(), data.clone(), data.clone());
+    let d5 = data;
     Case {
         op: "sm3",
         size: Some(n),
@@ -98,6 +99,9 @@ fn sm3_case(n: usize) -> Case {
             }),
             Candidate::new("libsm", move |out| {
                 out.copy_from_slice(&libsm::sm3::hash::Sm3Hash::new(&d4).get_hash());
+            }),
+            Candidate::new("gmcrypto", move |out| {
+                out.copy_from_slice(&gmcrypto_core::sm3::hash(&d5));
             }),
         ],
     }

@@ -70,6 +70,12 @@ pub fn cases(quick: bool) -> Vec<Case> {
             }
         }
     }
+    // gmcrypto-core through its public API (its mode functions key the cipher per call).
+    for c in v.iter_mut() {
+        if let Some(g) = gmcrypto_candidate(c.op, c.out_len) {
+            c.candidates.push(g);
+        }
+    }
     // AES-128-GCM timed inside the SM4 cases that the targets compare with it.
     for c in v.iter_mut().filter(|c| {
         c.size == Some(8192)
@@ -129,6 +135,35 @@ fn shangmi_candidate(op: &str, n: usize, name: &'static str, c: Sm4) -> Option<C
     })
 }
 
+/// gmcrypto-core in the SM4 cases it has: ECB on a keyed cipher; CBC (its one-shot pads: the
+/// first n bytes are the unpadded CBC), CTR and GCM sealing through its mode functions.
+fn gmcrypto_candidate(op: &str, n: usize) -> Option<Candidate> {
+    use gmcrypto_core::sm4::{Sm4Cipher, mode_cbc, mode_ctr, mode_gcm};
+    let data = input::bytes(n);
+    Some(match op {
+        "sm4-ecb" => {
+            let c = Sm4Cipher::new(&KEY);
+            Candidate::new("gmcrypto", move |out| {
+                out.copy_from_slice(&data);
+                let (blocks, _) = out.as_chunks_mut::<16>();
+                c.encrypt_blocks(blocks);
+            })
+        }
+        "sm4-cbc-enc" => Candidate::new("gmcrypto", move |out| {
+            out.copy_from_slice(&mode_cbc::encrypt(&KEY, &IV, &data)[..n]);
+        }),
+        "sm4-ctr" => Candidate::new("gmcrypto", move |out| {
+            out.copy_from_slice(&mode_ctr::encrypt(&KEY, &IV, &data));
+        }),
+        "sm4-gcm-seal" => Candidate::new("gmcrypto", move |out| {
+            let (ct, tag) = mode_gcm::encrypt(&KEY, &NONCE, &AAD, &data).expect("gcm");
+            out.copy_from_slice(&ct);
+            std::hint::black_box(tag);
+        }),
+        _ => return None,
+    })
+}
+
 fn aes_gcm_yardstick(n: usize) -> Candidate {
     Candidate::yardstick(
         "yardstick:aes128-gcm",
@@ -168,7 +203,7 @@ fn libsm(mode: libsm::sm4::cipher_mode::CipherMode) -> libsm::sm4::cipher_mode::
     libsm::sm4::cipher_mode::Sm4CipherMode::new(&KEY, mode).expect("libsm key")
 }
 
-fn ecb_case(n: usize) -> Case {
+pub fn ecb_case(n: usize) -> Case {
     let data = input::bytes(n);
     let (d3, d4) = (data.clone(), data.clone());
     let rc = RcSm4::new(&KEY.into());
@@ -195,7 +230,7 @@ fn ecb_case(n: usize) -> Case {
     )
 }
 
-fn cbc_enc_case(n: usize) -> Case {
+pub fn cbc_enc_case(n: usize) -> Case {
     let data = input::bytes(n);
     let (d3, d4) = (data.clone(), data.clone());
     let ls = libsm(libsm::sm4::cipher_mode::CipherMode::Cbc);
@@ -254,7 +289,7 @@ fn cbc_dec_case(n: usize) -> Case {
     )
 }
 
-fn ctr_case(n: usize) -> Case {
+pub fn ctr_case(n: usize) -> Case {
     let data = input::bytes(n);
     let (d3, d4) = (data.clone(), data.clone());
     let ls = libsm(libsm::sm4::cipher_mode::CipherMode::Ctr);
@@ -279,7 +314,7 @@ type RcGcm = aes_gcm::AesGcm<RcSm4, aes_gcm::aead::consts::U12>;
 
 /// GCM with 13 bytes of AAD, as in a TLS record; the output is the ciphertext (seal) or the
 /// plaintext (open); the tag is produced or checked on every call.
-fn gcm_case(n: usize, seal: bool) -> Case {
+pub fn gcm_case(n: usize, seal: bool) -> Case {
     let pt = input::bytes(n);
     let g = Sm4Gcm::new(&KEY);
     let mut ct = pt.clone();
