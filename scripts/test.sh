@@ -34,6 +34,9 @@ if have "cargo clippy --version" "the lint check"; then
   cargo clippy --workspace --all-targets --locked -- -D warnings
 fi
 
+step "API documentation builds without broken links"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude shangmi-cli --no-deps --locked
+
 step "generated constants are current"
 python3 tools/sm4_constants.py --check
 

@@ -18,7 +18,7 @@
 //! ```
 //!
 //! SM3 is a Merkle-Damgard hash: `hash(key || message)` is not a MAC (length extension);
-//! use [`hmac`].
+//! use [`hmac()`].
 
 mod digest_impls;
 mod hmac_sm3;

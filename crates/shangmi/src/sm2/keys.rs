@@ -165,7 +165,7 @@ fn id_prefix(id: &[u8]) -> Sm3 {
 
 /// A private key and its public key. What only signing needs, (1 + d)^-1 mod n and Z for the
 /// default ID, is computed on the first signature and kept: a key made for decryption or key
-/// exchange never pays for it. The secret parts are [`SecretScalar`]s: wiped on drop.
+/// exchange never pays for it. The secret parts are `SecretScalar`s: wiped on drop.
 #[derive(Clone)]
 pub struct SigningKey {
     pub(crate) d: SecretScalar,

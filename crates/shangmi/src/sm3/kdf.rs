@@ -150,7 +150,7 @@ impl Drop for Kdf {
     }
 }
 
-/// Either failure of [`kdf_with_backend`].
+/// Either failure of `kdf_with_backend`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KdfErrorOrBackend {
     /// Output too long.

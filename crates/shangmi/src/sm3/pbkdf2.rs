@@ -46,7 +46,7 @@ pub fn pbkdf2(
 }
 
 #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
-/// [`pbkdf2`] with a forced backend (for tests and benchmarks). The outer `Result` reports an
+/// [`pbkdf2()`] with a forced backend (for tests and benchmarks). The outer `Result` reports an
 /// unsupported backend, the inner one the parameters.
 pub fn pbkdf2_with_backend(
     backend: Backend,

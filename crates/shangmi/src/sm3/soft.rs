@@ -54,11 +54,11 @@ pub(crate) trait Kernel {
     type Schedule;
     /// W[0..16] from the block (big-endian words).
     fn load(block: &[u8; 64]) -> Self::Schedule;
-    /// Computes W[4k..4k+4] (k = 4..=16) from the sixteen words before them.
+    /// Computes `W[4k..4k+4]` (k = 4..=16) from the sixteen words before them.
     fn expand(s: &mut Self::Schedule, k: usize);
-    /// W[j].
+    /// `W[j]`.
     fn w(s: &Self::Schedule, j: usize) -> u32;
-    /// W'[j] = W[j] ^ W[j+4].
+    /// `W'[j] = W[j] ^ W[j+4]`.
     fn wp(s: &Self::Schedule, j: usize) -> u32;
     /// `a12 + e + T[J]`, the input of SS1's rotation.
     fn ss1_input<const J: usize>(a12: u32, e: u32) -> u32;
@@ -147,7 +147,7 @@ impl Words {
         Words(w)
     }
 
-    /// Section 5.3.2: W[j] = P1(W[j-16] ^ W[j-9] ^ (W[j-3] <<< 15)) ^ (W[j-13] <<< 7) ^ W[j-6].
+    /// Section 5.3.2: `W[j] = P1(W[j-16] ^ W[j-9] ^ (W[j-3] <<< 15)) ^ (W[j-13] <<< 7) ^ W[j-6]`.
     #[inline(always)]
     pub(crate) fn expand(&mut self, k: usize) {
         let w = &mut self.0;

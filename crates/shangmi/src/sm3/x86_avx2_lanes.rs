@@ -111,7 +111,7 @@ fn store_state(state: &mut [[u32; 8]; 8], s: &[__m256i; 8]) {
     }
 }
 
-/// r[lane][word] -> r[word][lane] for 8 lanes of 8 words.
+/// `r[lane][word]` -> `r[word][lane]` for 8 lanes of 8 words.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn transpose(r: &mut [__m256i; 8]) {

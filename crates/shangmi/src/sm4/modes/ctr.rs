@@ -1,6 +1,6 @@
 //! CTR: keystream E(counter), counter a 128-bit big-endian integer starting at the IV (the
 //! form of NIST SP 800-38A and `openssl enc -sm4-ctr`), wrapping modulo 2^128. GCM's 32-bit
-//! counter form is [`Counter32`]. Counter blocks are generated and encrypted a chunk at a time.
+//! counter form is `Counter32`. Counter blocks are generated and encrypted a chunk at a time.
 
 use super::super::{Block, Sm4};
 use super::{CHUNK_BLOCKS, Error, xor_in_place};
