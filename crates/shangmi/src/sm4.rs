@@ -17,6 +17,7 @@
 
 #[rustfmt::skip]
 mod constants;
+mod a1_domain;
 pub(crate) mod ghash;
 pub mod modes;
 mod soft_bitsliced;
@@ -139,17 +140,18 @@ impl Implementation for Engine {
 pub(crate) struct Schedule {
     /// Round keys in application order.
     pub(crate) rk: [u32; 32],
-    /// The same keys moved into the GFNI low-latency round's domain (A1 rk + C1 per byte);
-    /// only filled for the GFNI engine.
+    /// The same keys moved into the A1 domain (A1 rk + C1 per byte), which the SIMD kernels
+    /// run in; zero for the portable engine.
     pub(crate) rk_a1: [u32; 32],
 }
 
 impl Schedule {
     fn new(rk: [u32; 32], engine: Engine) -> Self {
+        // Every SIMD kernel runs in the A1 domain (for AES-NI, the one-block path).
         let rk_a1 = match engine {
+            Engine::Soft => [0; 32],
             #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(_) | Engine::GfniAvx2(_) => rk.map(x86_gfni::key_to_a1_domain),
-            _ => [0; 32],
+            _ => rk.map(a1_domain::key_to_a1_domain),
         };
         Schedule { rk, rk_a1 }
     }
@@ -247,11 +249,11 @@ impl Sm4 {
         match self.engine {
             Engine::Soft => soft_word::crypt_blocks(&s.rk, core::slice::from_mut(block)),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni::crypt_block(t, &s.rk, block),
+            Engine::AesNi(t) => x86_aesni::crypt_block(t, &s.rk_a1, block),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(t) => x86_aesni::crypt_block(t.avx2(), &s.rk, block),
+            Engine::Vaes(t) => x86_aesni::crypt_block(t.avx2(), &s.rk_a1, block),
             #[cfg(target_arch = "x86_64")]
-            Engine::GfniAvx2(t) => x86_aesni::crypt_block(t.avx2(), &s.rk, block),
+            Engine::GfniAvx2(t) => x86_aesni::crypt_block(t.avx2(), &s.rk_a1, block),
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_block(t, &s.rk_a1, block),
         }
@@ -261,11 +263,11 @@ impl Sm4 {
         match self.engine {
             Engine::Soft => soft_crypt_blocks(&s.rk, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk, blocks),
+            Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk_a1, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(t) => x86_aesni::crypt_blocks_vaes(t, &s.rk, blocks),
+            Engine::Vaes(t) => x86_aesni::crypt_blocks_vaes(t, &s.rk_a1, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::GfniAvx2(t) => x86_gfni_avx2::crypt_blocks(t, &s.rk, &s.rk_a1, blocks),
+            Engine::GfniAvx2(t) => x86_gfni_avx2::crypt_blocks(t, &s.rk_a1, blocks),
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_blocks(t, &s.rk_a1, blocks),
         }

@@ -1,45 +1,59 @@
-//! SM4 with the S-box through AESENCLAST between two affine maps: the `aesni` implementation
-//! (AES-NI on 128 bits) and the `vaes-avx2` one (VAES on whole 256-bit registers).
+//! SM4 with the S-box through AESENCLAST: the `aesni` implementation (AES-NI on 128 bits) and
+//! the `vaes-avx2` one (VAES on whole 256-bit registers).
 //!
-//! The SM4 and AES S-boxes are both affine maps around inversion in GF(2^8), so
-//! `S_sm4(x) = POST(S_aes(PRE(x)))` for two affine maps, done here as pairs of 16-entry nibble
-//! lookups (VPSHUFB on constant tables: the table is indexed by data, but it sits in a register,
-//! so there is no memory access and the timing does not depend on the index). AESENCLAST also
-//! applies ShiftRows; the input is pre-shuffled with its inverse. Eight blocks per YMM set (one
-//! word of eight blocks per register), several sets interleaved. Without VAES, AESENCLAST works
-//! on 128 bits, so each YMM is split for that one instruction; with VAES it runs whole. The two
-//! share every other line: the kernel is generic over [`Enclast`].
+//! The SM4 and AES S-boxes are both affine maps around inversion in GF(2^8). The state runs in
+//! the A1 domain (`a1_domain`), where the affine map before the inversion is already applied,
+//! so a round is one AESENCLAST (zero round key) and three bytewise linear maps of its output
+//! that fold in the map after it and the linear transform L, each a pair of 16-entry nibble
+//! lookups (VPSHUFB on tables held in registers: the index is data, but there is no memory
+//! access, so the timing does not depend on it), plus three byte rotations. AESENCLAST also
+//! applies ShiftRows; its input is pre-shuffled with the inverse.
+//!
+//! Bulk data: eight blocks per YMM set (one word of eight blocks per register), four sets
+//! interleaved. Without VAES, AESENCLAST works on 128 bits, so each YMM is split for that one
+//! instruction; the two implementations share every other line (generic over [`Enclast`]).
+//! One to four blocks run in the lanes of four XMM registers, and a single block of a chained
+//! mode is replicated across lanes, which makes ShiftRows a no-op.
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::Block;
-use super::constants::{POST_HI, POST_LO, PRE_HI, PRE_LO};
+use super::a1_domain::{INTO, OUT_OF, TA, TB, TC};
 use crate::cpu::{Avx2, Vaes};
 
-/// One block on the low-latency path (chained modes). XMM-wide, so AES-NI serves both
-/// implementations.
-pub(crate) fn crypt_block(_token: Avx2, rk: &[u32; 32], block: &mut Block) {
+/// One block on the low-latency path (chained modes), with the round keys in the A1 domain.
+/// XMM-wide, so AES-NI serves both implementations.
+pub(crate) fn crypt_block(_token: Avx2, rk_a1: &[u32; 32], block: &mut Block) {
     // SAFETY: the token proves AVX2 and AES-NI.
-    unsafe { crypt_lanes4(rk, core::slice::from_mut(block)) }
+    unsafe { crypt_one(rk_a1, block) }
 }
 
-/// Encrypts (or, with reversed round keys, decrypts) blocks with AES-NI.
-pub(crate) fn crypt_blocks(_token: Avx2, rk: &[u32; 32], blocks: &mut [Block]) {
+/// Encrypts (or, with reversed round keys, decrypts) blocks with AES-NI; the round keys in
+/// the A1 domain.
+pub(crate) fn crypt_blocks(_token: Avx2, rk_a1: &[u32; 32], blocks: &mut [Block]) {
     // SAFETY: the token proves AVX2 and AES-NI.
-    unsafe { crypt_blocks_aesni(rk, blocks) }
+    unsafe { crypt_blocks_aesni(rk_a1, blocks) }
 }
 
-/// Encrypts (or, with reversed round keys, decrypts) blocks with VAES.
-pub(crate) fn crypt_blocks_vaes(_token: Vaes, rk: &[u32; 32], blocks: &mut [Block]) {
+/// One to four blocks on the four-lane XMM path (shorter latency than a padded 8-block set).
+pub(crate) fn crypt_lanes(_token: Avx2, rk_a1: &[u32; 32], blocks: &mut [Block]) {
+    debug_assert!((1..=4).contains(&blocks.len()));
+    // SAFETY: the token proves AVX2 and AES-NI.
+    unsafe { crypt_lanes4(rk_a1, blocks) }
+}
+
+/// Encrypts (or, with reversed round keys, decrypts) blocks with VAES; the round keys in the
+/// A1 domain.
+pub(crate) fn crypt_blocks_vaes(_token: Vaes, rk_a1: &[u32; 32], blocks: &mut [Block]) {
     // SAFETY: the token proves AVX2, AES-NI and VAES.
-    unsafe { crypt_blocks_wide(rk, blocks) }
+    unsafe { crypt_blocks_wide(rk_a1, blocks) }
 }
 
 /// AESENCLAST with a zero round key on every 128-bit lane of a YMM register.
 trait Enclast {
-    /// How many 8-block sets one pass interleaves: enough independent work to cover a
-    /// round's latency with this S-box.
+    /// How many 8-block sets one pass interleaves (at most 4): enough independent work to
+    /// cover a round's latency with this S-box.
     const SETS: usize;
 
     fn enclast(x: __m256i) -> __m256i;
@@ -86,38 +100,44 @@ fn crypt_blocks_wide(rk: &[u32; 32], blocks: &mut [Block]) {
     crypt_blocks_with::<Wide>(rk, blocks);
 }
 
-/// Whole passes of `E::SETS` sets, then single sets, then the few blocks left: on the
-/// four-lane path, or one padded set.
+/// Whole passes of `E::SETS` sets, then the rest in one pass of as few sets as hold it (the
+/// last one padded), or, for four blocks or fewer, on the four-lane path.
 #[inline(always)]
-fn crypt_blocks_with<E: Enclast>(rk: &[u32; 32], blocks: &mut [Block]) {
+fn crypt_blocks_with<E: Enclast>(rk_a1: &[u32; 32], blocks: &mut [Block]) {
     let mut rest = blocks;
     let wide = 8 * E::SETS;
     while rest.len() >= wide {
         let (pass, tail) = rest.split_at_mut(wide);
-        match E::SETS {
-            8 => crypt_sets::<E, 8>(rk, pass.as_flattened_mut()),
-            6 => crypt_sets::<E, 6>(rk, pass.as_flattened_mut()),
-            5 => crypt_sets::<E, 5>(rk, pass.as_flattened_mut()),
-            4 => crypt_sets::<E, 4>(rk, pass.as_flattened_mut()),
-            3 => crypt_sets::<E, 3>(rk, pass.as_flattened_mut()),
-            _ => crypt_sets::<E, 2>(rk, pass.as_flattened_mut()),
-        }
+        crypt_pass::<E>(rk_a1, pass);
         rest = tail;
     }
-    let (sets, rest) = rest.as_chunks_mut::<8>();
-    for chunk in sets {
-        crypt_sets::<E, 1>(rk, chunk.as_flattened_mut());
-    }
-    if (1..=4).contains(&rest.len()) {
+    match rest.len() {
+        0 => {}
         // SAFETY: every caller enables AVX2 and AES-NI.
-        unsafe { crypt_lanes4(rk, rest) };
-    } else if !rest.is_empty() {
-        let mut buf = [[0u8; 16]; 8];
-        buf[..rest.len()].copy_from_slice(rest);
-        crypt_sets::<E, 1>(rk, buf.as_flattened_mut());
-        rest.copy_from_slice(&buf[..rest.len()]);
-        // Only the blocks that held data (volatile stores are slow beside one block's work).
-        zeroize::Zeroize::zeroize(buf[..rest.len()].as_flattened_mut());
+        1..=4 => unsafe { crypt_lanes4(rk_a1, rest) },
+        n if n % 8 == 0 => crypt_pass::<E>(rk_a1, rest),
+        n => {
+            let mut buf = [[0u8; 16]; 32];
+            let padded = &mut buf[..n.next_multiple_of(8)];
+            padded[..n].copy_from_slice(rest);
+            crypt_pass::<E>(rk_a1, padded);
+            rest.copy_from_slice(&padded[..n]);
+            // Only the blocks that held data (volatile stores are slow beside one block's
+            // work).
+            zeroize::Zeroize::zeroize(buf[..n].as_flattened_mut());
+        }
+    }
+}
+
+/// One pass over 8, 16, 24 or 32 blocks, their sets interleaved.
+#[inline(always)]
+fn crypt_pass<E: Enclast>(rk_a1: &[u32; 32], blocks: &mut [Block]) {
+    let data = blocks.as_flattened_mut();
+    match data.len() / 128 {
+        1 => crypt_sets::<E, 1>(rk_a1, data),
+        2 => crypt_sets::<E, 2>(rk_a1, data),
+        3 => crypt_sets::<E, 3>(rk_a1, data),
+        _ => crypt_sets::<E, 4>(rk_a1, data),
     }
 }
 
@@ -139,122 +159,124 @@ pub(super) fn transpose(b: [__m256i; 4]) -> [__m256i; 4] {
     }
 }
 
-/// Register-held constants of the round function.
+/// Register-held constants of the round function (each 16-byte table in both lanes).
 struct Consts {
     bswap: __m256i,
     low_nibble: __m256i,
-    pre_lo: __m256i,
-    pre_hi: __m256i,
-    post_lo: __m256i,
-    post_hi: __m256i,
     inv_shift_rows: __m256i,
     rot8: __m256i,
     rot16: __m256i,
     rot24: __m256i,
-}
-
-#[inline(always)]
-fn table(t: [u8; 16]) -> __m256i {
-    // SAFETY: an unaligned load of 16 bytes from a 16-byte array; AVX2 is enabled in callers.
-    unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast())) }
+    into: (__m256i, __m256i),
+    out_of: (__m256i, __m256i),
+    ta: (__m256i, __m256i),
+    tb: (__m256i, __m256i),
+    tc: (__m256i, __m256i),
 }
 
 #[inline(always)]
 fn consts() -> Consts {
-    // SAFETY: register construction only; AVX2 is enabled in every caller.
+    // SAFETY: register construction; AVX2 is enabled in every caller.
     unsafe {
-        let perm = |p: [i8; 16]| {
-            _mm256_broadcastsi128_si256(_mm_setr_epi8(
-                p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12],
-                p[13], p[14], p[15],
-            ))
-        };
         Consts {
             bswap: perm([3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12]),
             low_nibble: _mm256_set1_epi8(0x0f),
-            pre_lo: table(PRE_LO),
-            pre_hi: table(PRE_HI),
-            post_lo: table(POST_LO),
-            post_hi: table(POST_HI),
             // AESENCLAST's ShiftRows moves byte 5 to 1, 10 to 2, ...; this undoes it ahead.
             inv_shift_rows: perm([0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3]),
             rot8: perm([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]),
             rot16: perm([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]),
             rot24: perm([1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12]),
+            into: pair(&INTO),
+            out_of: pair(&OUT_OF),
+            ta: pair(&TA),
+            tb: pair(&TB),
+            tc: pair(&TC),
         }
     }
 }
 
-/// `lo[x & 15] ^ hi[x >> 4]` on every byte.
+// The kernels below are `inline(always)` functions and loops, never closures: a closure in
+// a function without target features does not get them from its caller, and its intrinsics
+// then become calls (with every register passed through memory).
+
+/// A byte permutation in both 128-bit lanes.
 #[inline(always)]
-fn nibble_affine(x: __m256i, lo: __m256i, hi: __m256i, mask: __m256i) -> __m256i {
-    // SAFETY: register-only operations; AVX2 is enabled in every caller.
-    unsafe {
-        let l = _mm256_shuffle_epi8(lo, _mm256_and_si256(x, mask));
-        let h = _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16::<4>(x), mask));
-        _mm256_xor_si256(l, h)
-    }
+pub(super) fn perm(p: [u8; 16]) -> __m256i {
+    // SAFETY: a 16-byte load from the array; AVX2 is enabled in every caller.
+    unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(p.as_ptr().cast())) }
 }
 
-/// The SM4 S-box on every byte.
+/// A nibble-table pair, each table in both 128-bit lanes.
 #[inline(always)]
-fn sbox<E: Enclast>(x: __m256i, c: &Consts) -> __m256i {
-    // SAFETY: register-only operations; AVX2 is enabled in every caller.
-    unsafe {
-        let x = nibble_affine(
-            _mm256_shuffle_epi8(x, c.inv_shift_rows),
-            c.pre_lo,
-            c.pre_hi,
-            c.low_nibble,
-        );
-        nibble_affine(E::enclast(x), c.post_lo, c.post_hi, c.low_nibble)
-    }
+fn pair(t: &([u8; 16], [u8; 16])) -> (__m256i, __m256i) {
+    (perm(t.0), perm(t.1))
 }
 
-/// x0 ^ L(t), with L(t) = t ^ rotl24(t) ^ rotl2(t ^ rotl8(t) ^ rotl16(t)): the byte
-/// rotations are single shuffles, leaving one shift-based rotation.
+/// A bytewise linear map by its nibble tables: `t.0[x & 15] ^ t.1[x >> 4]` on every byte, the
+/// nibbles split ahead (so several maps of one value share the split).
 #[inline(always)]
-fn linear(x0: __m256i, t: __m256i, c: &Consts) -> __m256i {
+fn lookup(lo: __m256i, hi: __m256i, t: (__m256i, __m256i)) -> __m256i {
+    // SAFETY: register-only operations; AVX2 is enabled in every caller.
+    unsafe { _mm256_xor_si256(_mm256_shuffle_epi8(t.0, lo), _mm256_shuffle_epi8(t.1, hi)) }
+}
+
+/// The low and high nibbles of every byte.
+#[inline(always)]
+fn split(x: __m256i, mask: __m256i) -> (__m256i, __m256i) {
     // SAFETY: register-only operations; AVX2 is enabled in every caller.
     unsafe {
-        let a = _mm256_xor_si256(
-            _mm256_xor_si256(t, _mm256_shuffle_epi8(t, c.rot8)),
-            _mm256_shuffle_epi8(t, c.rot16),
-        );
-        let a = _mm256_or_si256(_mm256_slli_epi32::<2>(a), _mm256_srli_epi32::<30>(a));
-        _mm256_xor_si256(
-            _mm256_xor_si256(x0, t),
-            _mm256_xor_si256(a, _mm256_shuffle_epi8(t, c.rot24)),
+        (
+            _mm256_and_si256(x, mask),
+            _mm256_and_si256(_mm256_srli_epi16::<4>(x), mask),
         )
     }
 }
 
-/// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round. Inlined into
-/// the target-feature entry points, which give its intrinsics their features.
+/// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round, in the A1
+/// domain (see `a1_domain`): a round is one AESENCLAST, three table pairs and three byte
+/// rotations, no affine map before the S-box. Inlined into the target-feature entry points,
+/// which give its intrinsics their features.
 #[inline(always)]
-fn crypt_sets<E: Enclast, const S: usize>(rk: &[u32; 32], data: &mut [u8]) {
+fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
     debug_assert_eq!(data.len(), 128 * S);
     // SAFETY: AVX2 and AES-NI (and VAES for `Wide`) are enabled in every caller; loads and
     // stores stay inside `data` (128 * S bytes, 32 per access).
     unsafe {
         let c = consts();
         let p = data.as_mut_ptr().cast::<__m256i>();
-        let mut x: [[__m256i; 4]; S] = core::array::from_fn(|s| {
-            transpose(core::array::from_fn(|i| {
-                _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(4 * s + i)), c.bswap)
-            }))
-        });
+        let mut y = [[_mm256_setzero_si256(); 4]; S];
+        for (s, set) in y.iter_mut().enumerate() {
+            let mut w = [_mm256_setzero_si256(); 4];
+            for (i, v) in w.iter_mut().enumerate() {
+                *v = _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(4 * s + i)), c.bswap);
+            }
+            for (v, w) in set.iter_mut().zip(transpose(w)) {
+                let (lo, hi) = split(w, c.low_nibble);
+                *v = lookup(lo, hi, c.into);
+            }
+        }
         // Round i replaces word i % 4; four rounds at a time keep every index constant.
         macro_rules! round {
             ($i:expr, $a:literal, $b:literal, $c:literal, $d:literal) => {{
-                let key = _mm256_set1_epi32(rk[$i] as i32);
-                for set in x.iter_mut() {
+                let key = _mm256_set1_epi32(rk_a1[$i] as i32);
+                for set in y.iter_mut() {
                     let t = _mm256_xor_si256(
                         _mm256_xor_si256(set[$b], set[$c]),
                         _mm256_xor_si256(set[$d], key),
                     );
-                    let t = sbox::<E>(t, &c);
-                    set[$a] = linear(set[$a], t, &c);
+                    let u = E::enclast(_mm256_shuffle_epi8(t, c.inv_shift_rows));
+                    let (lo, hi) = split(u, c.low_nibble);
+                    let b = lookup(lo, hi, c.tb);
+                    set[$a] = _mm256_xor_si256(
+                        _mm256_xor_si256(set[$a], lookup(lo, hi, c.ta)),
+                        _mm256_xor_si256(
+                            _mm256_xor_si256(
+                                _mm256_shuffle_epi8(b, c.rot8),
+                                _mm256_shuffle_epi8(b, c.rot16),
+                            ),
+                            _mm256_shuffle_epi8(lookup(lo, hi, c.tc), c.rot24),
+                        ),
+                    );
                 }
             }};
         }
@@ -264,8 +286,14 @@ fn crypt_sets<E: Enclast, const S: usize>(rk: &[u32; 32], data: &mut [u8]) {
             round!(i + 2, 2, 3, 0, 1);
             round!(i + 3, 3, 0, 1, 2);
         }
-        for (s, set) in x.iter().enumerate() {
-            let out = transpose([set[3], set[2], set[1], set[0]]);
+        for (s, set) in y.iter().enumerate() {
+            // Out of the domain; output words X35, X34, X33, X32.
+            let mut x = [_mm256_setzero_si256(); 4];
+            for (v, w) in x.iter_mut().zip(set.iter().rev()) {
+                let (lo, hi) = split(*w, c.low_nibble);
+                *v = lookup(lo, hi, c.out_of);
+            }
+            let out = transpose(x);
             for (i, v) in out.iter().enumerate() {
                 _mm256_storeu_si256(p.add(4 * s + i), _mm256_shuffle_epi8(*v, c.bswap));
             }
@@ -293,71 +321,135 @@ pub(crate) fn transpose4(b: [__m128i; 4]) -> [__m128i; 4] {
 }
 
 /// One to four blocks, block j in lane j of four XMM registers (one word each): the path for
-/// chained modes and short messages. XMM-wide, AESENCLAST needs no split of its operand, which
-/// takes about a third off the latency of a round against the 8-block YMM pass.
+/// chained modes' neighbours and short messages. XMM-wide, AESENCLAST needs no split of its
+/// operand, which takes about a third off the latency of a round against the YMM pass.
 #[target_feature(enable = "avx2,aes")]
-fn crypt_lanes4(rk: &[u32; 32], blocks: &mut [Block]) {
+fn crypt_lanes4(rk_a1: &[u32; 32], blocks: &mut [Block]) {
     debug_assert!((1..=4).contains(&blocks.len()));
-    let c = consts();
-    // The YMM constants hold the same 16 bytes in both lanes.
-    let low = |v: __m256i| _mm256_castsi256_si128(v);
-    let (bswap, mask, shift_rows) = (low(c.bswap), low(c.low_nibble), low(c.inv_shift_rows));
-    let (pre_lo, pre_hi, post_lo, post_hi) =
-        (low(c.pre_lo), low(c.pre_hi), low(c.post_lo), low(c.post_hi));
-    let (rot8, rot16, rot24) = (low(c.rot8), low(c.rot16), low(c.rot24));
-    let nibbles = |x: __m128i, lo: __m128i, hi: __m128i| {
-        let l = _mm_shuffle_epi8(lo, _mm_and_si128(x, mask));
-        let h = _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16::<4>(x), mask));
-        _mm_xor_si128(l, h)
-    };
-    let round = |x0: __m128i, t: __m128i| {
-        let t = nibbles(_mm_shuffle_epi8(t, shift_rows), pre_lo, pre_hi);
-        let t = nibbles(
-            _mm_aesenclast_si128(t, _mm_setzero_si128()),
-            post_lo,
-            post_hi,
-        );
-        let a = _mm_xor_si128(
-            _mm_xor_si128(t, _mm_shuffle_epi8(t, rot8)),
-            _mm_shuffle_epi8(t, rot16),
-        );
-        let a = _mm_or_si128(_mm_slli_epi32::<2>(a), _mm_srli_epi32::<30>(a));
-        _mm_xor_si128(
-            _mm_xor_si128(x0, t),
-            _mm_xor_si128(a, _mm_shuffle_epi8(t, rot24)),
-        )
-    };
+    let bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
     let b: [__m128i; 4] = core::array::from_fn(|j| match blocks.get(j) {
         // SAFETY: a 16-byte load of a block.
         Some(blk) => unsafe { _mm_shuffle_epi8(_mm_loadu_si128(blk.as_ptr().cast()), bswap) },
         None => _mm_setzero_si128(),
     });
-    let [mut w0, mut w1, mut w2, mut w3] = transpose4(b);
-    let key = |i: usize| _mm_set1_epi32(rk[i] as i32);
-    // The word a round has just made goes into the next round's XOR last: everything else is
-    // ready earlier, so the chain from round to round is one XOR long there.
-    for i in (0..32).step_by(4) {
-        w0 = round(
-            w0,
-            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w1, w2), key(i)), w3),
-        );
-        w1 = round(
-            w1,
-            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w2, w3), key(i + 1)), w0),
-        );
-        w2 = round(
-            w2,
-            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w3, w0), key(i + 2)), w1),
-        );
-        w3 = round(
-            w3,
-            _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(w0, w1), key(i + 3)), w2),
-        );
-    }
-    // The output is X35, X34, X33, X32.
-    let out = transpose4([w3, w2, w1, w0]);
+    let out = transpose4(rounds_a1::<false>(rk_a1, transpose4(b)));
     for (blk, v) in blocks.iter_mut().zip(out) {
         // SAFETY: a 16-byte store into the block.
         unsafe { _mm_storeu_si128(blk.as_mut_ptr().cast(), _mm_shuffle_epi8(v, bswap)) };
+    }
+}
+
+/// One block at the shortest latency (CBC encryption, CMAC: every block waits for the last).
+/// Each word is copied into all four lanes: then AESENCLAST's ShiftRows, which moves bytes
+/// only between lanes, changes nothing, and no shuffle has to undo it.
+#[target_feature(enable = "avx2,aes")]
+fn crypt_one(rk_a1: &[u32; 32], block: &mut Block) {
+    let w: [__m128i; 4] = core::array::from_fn(|j| {
+        let word = u32::from_be_bytes(block[4 * j..4 * j + 4].try_into().expect("4 bytes"));
+        _mm_set1_epi32(word as i32)
+    });
+    for (j, v) in rounds_a1::<true>(rk_a1, w).iter().enumerate() {
+        let word = _mm_cvtsi128_si32(*v) as u32;
+        block[4 * j..4 * j + 4].copy_from_slice(&word.to_be_bytes());
+    }
+}
+
+/// `x`, opaque to the optimiser: an empty instruction on its register, so that a sum computed
+/// as a tree (for latency) is not re-associated into a chain.
+#[inline(always)]
+fn keep(mut x: __m128i) -> __m128i {
+    // SAFETY: the assembly is empty; it reads and writes only the register it is given.
+    unsafe {
+        core::arch::asm!(
+            "/* {0} */",
+            inout(xmm_reg) x,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    x
+}
+
+/// The 32 rounds on four state words in XMM registers (word j of one to four blocks, one per
+/// lane; or with `REPLICATED`, of one block in every lane), in the A1 domain (see
+/// `a1_domain`): the words go in and out of the domain here. Returns the output words X35,
+/// X34, X33, X32 in that order.
+///
+/// A target-feature function (inlined into its callers, which have the same features) rather
+/// than `inline(always)`: its closures then get the features too and inline the intrinsics.
+#[target_feature(enable = "avx2,aes")]
+#[inline]
+fn rounds_a1<const REPLICATED: bool>(rk_a1: &[u32; 32], x: [__m128i; 4]) -> [__m128i; 4] {
+    // SAFETY: register-only SSE/SSSE3/AES operations and loads of 16-byte arrays; every caller
+    // enables AVX2 and AES-NI.
+    unsafe {
+        let table = |t: &[u8; 16]| _mm_loadu_si128(t.as_ptr().cast());
+        let pair = |t: &([u8; 16], [u8; 16])| (table(&t.0), table(&t.1));
+        let (into, out_of, ta, tb, tc) =
+            (pair(&INTO), pair(&OUT_OF), pair(&TA), pair(&TB), pair(&TC));
+        let mask = _mm_set1_epi8(0x0f);
+        let shift_rows = _mm_setr_epi8(0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3);
+        let rot8 = _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+        // Opaque, so that LLVM keeps one VPSHUFB (one cycle) for the 16-bit rotation rather
+        // than the two-instruction word shuffle it prefers.
+        let rot16 = core::hint::black_box(_mm_setr_epi8(
+            2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+        ));
+        let rot24 = _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12);
+        let lookup = |lo: __m128i, hi: __m128i, t: (__m128i, __m128i)| {
+            _mm_xor_si128(_mm_shuffle_epi8(t.0, lo), _mm_shuffle_epi8(t.1, hi))
+        };
+        let split = |v: __m128i| {
+            (
+                _mm_and_si128(v, mask),
+                _mm_and_si128(_mm_srli_epi16::<4>(v), mask),
+            )
+        };
+        let [mut y0, mut y1, mut y2, mut y3] = x.map(|w| {
+            let (lo, hi) = split(w);
+            lookup(lo, hi, into)
+        });
+        // F(t) = Ta(u) ^ rotl8 Tb(u) ^ rotl16 Tb(u) ^ rotl24 Tc(u), u the AESENCLAST of t, as
+        // (Ta ^ rotl24 Tc, rotl8 Tb ^ rotl16 Tb): the second pair is the longer path.
+        let f = |t: __m128i| {
+            let t = if REPLICATED {
+                t
+            } else {
+                _mm_shuffle_epi8(t, shift_rows)
+            };
+            let (lo, hi) = split(_mm_aesenclast_si128(t, _mm_setzero_si128()));
+            let b = lookup(lo, hi, tb);
+            let late = keep(_mm_xor_si128(
+                _mm_shuffle_epi8(b, rot8),
+                _mm_shuffle_epi8(b, rot16),
+            ));
+            let c = _mm_shuffle_epi8(lookup(lo, hi, tc), rot24);
+            (_mm_xor_si128(lookup(lo, hi, ta), c), late)
+        };
+        let key = |i: usize| _mm_set1_epi32(rk_a1[i % 32] as i32);
+        // Round i makes Y_{i+4} = Y_i ^ F(input_i). The next input, Y_{i+2} ^ Y_{i+3} ^
+        // Y_{i+4} ^ rk_{i+1}, is formed apart from Y_{i+4}: its part known before the S-box
+        // (Y_i ^ Y_{i+2} ^ Y_{i+3} ^ rk_{i+1}) meets F's terms directly, one XOR shorter.
+        let mut input = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(y1, y2), key(0)), y3);
+        macro_rules! round {
+            ($i:expr, $old:ident, $n2:ident, $n3:ident) => {{
+                let early = keep(_mm_xor_si128(
+                    _mm_xor_si128($old, $n2),
+                    _mm_xor_si128($n3, key($i + 1)),
+                ));
+                let (ac, late) = f(input);
+                input = _mm_xor_si128(keep(_mm_xor_si128(early, ac)), late);
+                $old = _mm_xor_si128(keep(_mm_xor_si128($old, ac)), late);
+            }};
+        }
+        for i in (0..32).step_by(4) {
+            round!(i, y0, y2, y3);
+            round!(i + 1, y1, y3, y0);
+            round!(i + 2, y2, y0, y1);
+            round!(i + 3, y3, y1, y2);
+        }
+        [y3, y2, y1, y0].map(|y| {
+            let (lo, hi) = split(y);
+            lookup(lo, hi, out_of)
+        })
     }
 }

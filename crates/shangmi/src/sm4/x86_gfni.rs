@@ -15,61 +15,60 @@
 use core::arch::x86_64::*;
 
 use super::Block;
-use super::constants::{A1_ROWS, GFNI_A1, GFNI_A1_INV, GFNI_C1, GFNI_G, GFNI_KAPPA};
+use super::constants::{GFNI_A1, GFNI_A1_INV, GFNI_G, GFNI_KAPPA};
 use super::x86_aesni::transpose4;
 use crate::cpu::Avx512;
 
 /// Blocks per fully interleaved pass.
 const WIDE: usize = 64;
 
-/// A round key moved into the low-latency round's domain: `A1 k + C1` on each byte.
-pub(crate) fn key_to_a1_domain(k: u32) -> u32 {
-    let byte = |b: u8| -> u8 {
-        let mut out = GFNI_C1;
-        for (i, row) in A1_ROWS.iter().enumerate() {
-            out ^= (((row & b).count_ones() & 1) as u8) << i;
-        }
-        out
-    };
-    u32::from_le_bytes(k.to_le_bytes().map(byte))
-}
-
 /// Encrypts (or, with reversed round keys, decrypts) blocks in bulk; `rk_a1` from
-/// [`key_to_a1_domain`].
+/// `a1_domain::key_to_a1_domain`.
 pub(crate) fn crypt_blocks(_token: Avx512, rk: &[u32; 32], blocks: &mut [Block]) {
     // SAFETY: the token proves AVX-512 F/BW/VL and GFNI.
     unsafe { crypt_blocks_avx512(rk, blocks) }
 }
 
-/// One block on the low-latency path; `rk_a1` from [`key_to_a1_domain`].
+/// One block on the low-latency path; `rk_a1` from `a1_domain::key_to_a1_domain`.
 pub(crate) fn crypt_block(_token: Avx512, rk_a1: &[u32; 32], block: &mut Block) {
     // SAFETY: the token proves AVX-512 F/VL and GFNI.
     unsafe { crypt_lanes4(rk_a1, core::slice::from_mut(block)) }
 }
 
-/// Up to this many blocks left over after the 16-block sets go through the four-lane path.
-const LANES_UP_TO: usize = 4;
-
+/// Whole passes of four 16-block sets, then the rest in one pass of as few sets as hold it
+/// (the last one padded), or, for four blocks or fewer, side by side in the lanes of the
+/// low-latency path (cheaper than a 16-block set of mostly padding).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,gfni")]
 fn crypt_blocks_avx512(rk: &[u32; 32], blocks: &mut [Block]) {
     let (wide, rest) = blocks.as_chunks_mut::<WIDE>();
     for chunk in wide {
-        crypt_sets::<4>(rk, chunk.as_flattened_mut());
+        crypt_pass(rk, chunk);
     }
-    let (sets, rest) = rest.as_chunks_mut::<16>();
-    for chunk in sets {
-        crypt_sets::<1>(rk, chunk.as_flattened_mut());
+    match rest.len() {
+        0 => {}
+        1..=4 => crypt_lanes4(rk, rest),
+        n if n % 16 == 0 => crypt_pass(rk, rest),
+        n => {
+            let mut buf = [[0u8; 16]; WIDE];
+            let padded = &mut buf[..n.next_multiple_of(16)];
+            padded[..n].copy_from_slice(rest);
+            crypt_pass(rk, padded);
+            rest.copy_from_slice(&padded[..n]);
+            zeroize::Zeroize::zeroize(buf[..n].as_flattened_mut());
+        }
     }
-    // A few leftover blocks: side by side in the lanes of the low-latency path, cheaper than a
-    // 16-block pass padded with empty blocks.
-    if (1..=LANES_UP_TO).contains(&rest.len()) {
-        crypt_lanes4(rk, rest);
-    } else if !rest.is_empty() {
-        let mut buf = [[0u8; 16]; 16];
-        buf[..rest.len()].copy_from_slice(rest);
-        crypt_sets::<1>(rk, buf.as_flattened_mut());
-        rest.copy_from_slice(&buf[..rest.len()]);
-        zeroize::Zeroize::zeroize(buf[..rest.len()].as_flattened_mut());
+}
+
+/// One pass over 16, 32, 48 or 64 blocks, their sets interleaved.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,gfni")]
+#[inline]
+fn crypt_pass(rk: &[u32; 32], blocks: &mut [Block]) {
+    let data = blocks.as_flattened_mut();
+    match data.len() / 256 {
+        1 => crypt_sets::<1>(rk, data),
+        2 => crypt_sets::<2>(rk, data),
+        3 => crypt_sets::<3>(rk, data),
+        _ => crypt_sets::<4>(rk, data),
     }
 }
 

@@ -6,55 +6,56 @@
 //! the linear transform L, three byte rotations and the XORs. Without AVX-512 there is no
 //! three-way XOR instruction and no rotate, so those are two XORs and a VPSHUFB each. Eight
 //! blocks per set (one word of eight blocks per YMM register, as the AES-NI kernel lays them
-//! out), four sets interleaved; one to four blocks go through the AES-NI lanes, which have the
-//! shorter latency here.
+//! out), four sets interleaved; one to four blocks go through the AES-NI four-lane path.
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
 
 use super::Block;
 use super::constants::{GFNI_A1, GFNI_A1_INV, GFNI_G, GFNI_KAPPA};
-use super::x86_aesni::{self, transpose};
+use super::x86_aesni::{self, perm, transpose};
 use crate::cpu::Gfni;
 
 /// Blocks per fully interleaved pass: four sets of eight.
 const WIDE: usize = 32;
 
-/// Encrypts (or, with reversed round keys, decrypts) blocks; `rk` are the round keys,
-/// `rk_a1` the same in the A1 domain (`x86_gfni::key_to_a1_domain`).
-pub(crate) fn crypt_blocks(token: Gfni, rk: &[u32; 32], rk_a1: &[u32; 32], blocks: &mut [Block]) {
+/// Encrypts (or, with reversed round keys, decrypts) blocks; the round keys in the A1 domain
+/// (`a1_domain::key_to_a1_domain`). Whole passes of four sets, then the rest in one pass of
+/// as few sets as hold it (the last one padded), or, for four blocks or fewer, on the AES-NI
+/// four-lane path.
+pub(crate) fn crypt_blocks(token: Gfni, rk_a1: &[u32; 32], blocks: &mut [Block]) {
     let (wide, rest) = blocks.as_chunks_mut::<WIDE>();
     for chunk in wide {
-        // SAFETY: the token proves AVX2 and GFNI; the chunk is 32 blocks.
-        unsafe { crypt_sets4(rk_a1, chunk.as_flattened_mut()) };
+        // SAFETY: the token proves AVX2 and GFNI.
+        unsafe { crypt_pass(rk_a1, chunk) };
     }
-    let (sets, rest) = rest.as_chunks_mut::<8>();
-    for chunk in sets {
-        // SAFETY: as above; the chunk is 8 blocks.
-        unsafe { crypt_sets1(rk_a1, chunk.as_flattened_mut()) };
-    }
-    if (1..=4).contains(&rest.len()) {
-        for b in rest.iter_mut() {
-            x86_aesni::crypt_block(token.avx2(), rk, b);
+    match rest.len() {
+        0 => {}
+        1..=4 => x86_aesni::crypt_lanes(token.avx2(), rk_a1, rest),
+        // SAFETY: as above.
+        n if n % 8 == 0 => unsafe { crypt_pass(rk_a1, rest) },
+        n => {
+            let mut buf = [[0u8; 16]; WIDE];
+            let padded = &mut buf[..n.next_multiple_of(8)];
+            padded[..n].copy_from_slice(rest);
+            // SAFETY: as above.
+            unsafe { crypt_pass(rk_a1, padded) };
+            rest.copy_from_slice(&padded[..n]);
+            zeroize::Zeroize::zeroize(buf[..n].as_flattened_mut());
         }
-    } else if !rest.is_empty() {
-        let mut buf = [[0u8; 16]; 8];
-        buf[..rest.len()].copy_from_slice(rest);
-        // SAFETY: as above; the buffer is 8 blocks.
-        unsafe { crypt_sets1(rk_a1, buf.as_flattened_mut()) };
-        rest.copy_from_slice(&buf[..rest.len()]);
-        zeroize::Zeroize::zeroize(buf[..rest.len()].as_flattened_mut());
     }
 }
 
+/// One pass over 8, 16, 24 or 32 blocks, their sets interleaved.
 #[target_feature(enable = "avx2,gfni")]
-fn crypt_sets4(rk_a1: &[u32; 32], data: &mut [u8]) {
-    crypt_sets::<4>(rk_a1, data);
-}
-
-#[target_feature(enable = "avx2,gfni")]
-fn crypt_sets1(rk_a1: &[u32; 32], data: &mut [u8]) {
-    crypt_sets::<1>(rk_a1, data);
+fn crypt_pass(rk_a1: &[u32; 32], blocks: &mut [Block]) {
+    let data = blocks.as_flattened_mut();
+    match data.len() / 128 {
+        1 => crypt_sets::<1>(rk_a1, data),
+        2 => crypt_sets::<2>(rk_a1, data),
+        3 => crypt_sets::<3>(rk_a1, data),
+        _ => crypt_sets::<4>(rk_a1, data),
+    }
 }
 
 /// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round.
@@ -64,12 +65,6 @@ fn crypt_sets<const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
     // SAFETY: AVX2 and GFNI are enabled in every caller; loads and stores stay inside `data`
     // (128 * S bytes, 32 per access).
     unsafe {
-        let perm = |p: [i8; 16]| {
-            _mm256_broadcastsi128_si256(_mm_setr_epi8(
-                p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12],
-                p[13], p[14], p[15],
-            ))
-        };
         let bswap = perm([3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12]);
         let rot8 = perm([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]);
         let rot16 = perm([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]);
@@ -79,12 +74,17 @@ fn crypt_sets<const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
         let g12 = _mm256_set1_epi64x(GFNI_G[1] as i64);
         let g3 = _mm256_set1_epi64x(GFNI_G[3] as i64);
         let p = data.as_mut_ptr().cast::<__m256i>();
-        let mut y: [[__m256i; 4]; S] = core::array::from_fn(|s| {
-            transpose(core::array::from_fn(|i| {
-                _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(4 * s + i)), bswap)
-            }))
-            .map(|w| _mm256_gf2p8affine_epi64_epi8::<0>(w, a1))
-        });
+        // Loops rather than closures: a closure would not get the caller's target features.
+        let mut y = [[_mm256_setzero_si256(); 4]; S];
+        for (s, set) in y.iter_mut().enumerate() {
+            let mut w = [_mm256_setzero_si256(); 4];
+            for (i, v) in w.iter_mut().enumerate() {
+                *v = _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(4 * s + i)), bswap);
+            }
+            for (v, w) in set.iter_mut().zip(transpose(w)) {
+                *v = _mm256_gf2p8affine_epi64_epi8::<0>(w, a1);
+            }
+        }
         let mut pair = [_mm256_setzero_si256(); S];
         // Round i replaces word i % 4; rounds i and i + 1 (i even) share Y_{i+2} ^ Y_{i+3}.
         macro_rules! round {
@@ -121,8 +121,11 @@ fn crypt_sets<const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
         let a1_inv = _mm256_set1_epi64x(GFNI_A1_INV as i64);
         for (s, set) in y.iter().enumerate() {
             // Out of the A1 domain; output words X35, X34, X33, X32.
-            let x = set.map(|w| _mm256_gf2p8affine_epi64_epi8::<0>(w, a1_inv));
-            let out = transpose([x[3], x[2], x[1], x[0]]);
+            let mut x = [_mm256_setzero_si256(); 4];
+            for (v, w) in x.iter_mut().zip(set.iter().rev()) {
+                *v = _mm256_gf2p8affine_epi64_epi8::<0>(*w, a1_inv);
+            }
+            let out = transpose(x);
             for (i, v) in out.iter().enumerate() {
                 _mm256_storeu_si256(p.add(4 * s + i), _mm256_shuffle_epi8(*v, bswap));
             }

@@ -216,8 +216,12 @@ fn wide_groups<W: Wide, const L: usize, const G: usize>(
         return acc;
     }
     let bswap = W::broadcast(x86_clmul::bswap_mask());
-    let h: [W; 4] = core::array::from_fn(|j| W::load(powers[j].as_ptr().cast()));
-    let hs: [W; 4] = h.map(|v| v.xor(v.swap_halves()));
+    // Loops rather than closures: a closure would not get the caller's target features.
+    let (mut h, mut hs) = ([W::zero(); 4], [W::zero(); 4]);
+    for j in 0..4 {
+        h[j] = W::load(powers[j].as_ptr().cast());
+        hs[j] = h[j].xor(h[j].swap_halves());
+    }
     let mut a = W::first(load_u128(&acc));
     for g in groups {
         let (mut lo, mut hi, mut mid) = (W::zero(), W::zero(), W::zero());
