@@ -147,7 +147,7 @@ pub(crate) struct Schedule {
 
 impl Schedule {
     fn new(rk: [u32; 32], engine: Engine) -> Self {
-        // Every SIMD kernel runs in the A1 domain (for AES-NI, the one-block path).
+        // Every SIMD kernel runs in the A1 domain.
         let rk_a1 = match engine {
             Engine::Soft => [0; 32],
             #[cfg(target_arch = "x86_64")]
