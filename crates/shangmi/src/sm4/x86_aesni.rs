@@ -184,7 +184,11 @@ fn consts() -> Consts {
             // AESENCLAST's ShiftRows moves byte 5 to 1, 10 to 2, ...; this undoes it ahead.
             inv_shift_rows: perm([0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3]),
             rot8: perm([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]),
-            rot16: perm([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]),
+            // Opaque, so that LLVM keeps one VPSHUFB for the 16-bit rotation rather than the
+            // VPSHUFLW + VPSHUFHW pair it prefers (two shuffle-port instructions, not one).
+            rot16: core::hint::black_box(perm([
+                2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+            ])),
             rot24: perm([1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12]),
             into: pair(&INTO),
             out_of: pair(&OUT_OF),
@@ -210,6 +214,22 @@ pub(super) fn perm(p: [u8; 16]) -> __m256i {
 #[inline(always)]
 fn pair(t: &([u8; 16], [u8; 16])) -> (__m256i, __m256i) {
     (perm(t.0), perm(t.1))
+}
+
+/// `x`, opaque to the optimiser: LLVM would otherwise push a byte rotation through the XOR of
+/// a table pair (one VPSHUFB becomes two, on the ports that bound this kernel).
+#[target_feature(enable = "avx")]
+#[inline]
+fn keep256(mut x: __m256i) -> __m256i {
+    // SAFETY: the assembly is empty; it reads and writes only the register it is given.
+    unsafe {
+        core::arch::asm!(
+            "/* {0} */",
+            inout(ymm_reg) x,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    x
 }
 
 /// A bytewise linear map by its nibble tables: `t.0[x & 15] ^ t.1[x >> 4]` on every byte, the
@@ -267,6 +287,8 @@ fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
                     let u = E::enclast(_mm256_shuffle_epi8(t, c.inv_shift_rows));
                     let (lo, hi) = split(u, c.low_nibble);
                     let b = lookup(lo, hi, c.tb);
+                    let b = keep256(b);
+                    let tc = keep256(lookup(lo, hi, c.tc));
                     set[$a] = _mm256_xor_si256(
                         _mm256_xor_si256(set[$a], lookup(lo, hi, c.ta)),
                         _mm256_xor_si256(
@@ -274,7 +296,7 @@ fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
                                 _mm256_shuffle_epi8(b, c.rot8),
                                 _mm256_shuffle_epi8(b, c.rot16),
                             ),
-                            _mm256_shuffle_epi8(lookup(lo, hi, c.tc), c.rot24),
+                            _mm256_shuffle_epi8(tc, c.rot24),
                         ),
                     );
                 }
@@ -422,8 +444,8 @@ fn rounds_a1<const REPLICATED: bool>(rk_a1: &[u32; 32], x: [__m128i; 4]) -> [__m
                 _mm_shuffle_epi8(b, rot8),
                 _mm_shuffle_epi8(b, rot16),
             ));
-            let c = _mm_shuffle_epi8(lookup(lo, hi, tc), rot24);
-            (_mm_xor_si128(lookup(lo, hi, ta), c), late)
+            let c = _mm_shuffle_epi8(keep(lookup(lo, hi, tc)), rot24);
+            (_mm_xor_si128(keep(lookup(lo, hi, ta)), c), late)
         };
         let key = |i: usize| _mm_set1_epi32(rk_a1[i % 32] as i32);
         // Round i makes Y_{i+4} = Y_i ^ F(input_i). The next input, Y_{i+2} ^ Y_{i+3} ^
