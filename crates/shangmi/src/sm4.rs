@@ -27,6 +27,8 @@ mod traits;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
+mod x86_aesni_ctr;
+#[cfg(target_arch = "x86_64")]
 mod x86_gfni;
 #[cfg(target_arch = "x86_64")]
 mod x86_gfni_avx2;
@@ -271,6 +273,22 @@ impl Sm4 {
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_blocks(t, &s.rk_a1, blocks),
         }
+    }
+}
+
+impl Sm4 {
+    /// XORs into `blocks` the keystream of the counter blocks `counter`, `counter + 1`, ...
+    /// (the last 32-bit word counting, wrapping modulo 2^32), on the engines with a fused CTR
+    /// kernel; returns false, touching nothing, on the others.
+    pub(crate) fn ctr32_xor(&self, counter: &Block, blocks: &mut [Block]) -> bool {
+        match self.engine {
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(t) => x86_aesni_ctr::ctr32_xor(t, &self.enc.rk_a1, counter, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(t) => x86_aesni_ctr::ctr32_xor_vaes(t, &self.enc.rk_a1, counter, blocks),
+            _ => return false,
+        }
+        true
     }
 }
 

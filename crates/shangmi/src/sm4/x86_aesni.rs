@@ -51,7 +51,7 @@ pub(crate) fn crypt_blocks_vaes(_token: Vaes, rk_a1: &[u32; 32], blocks: &mut [B
 }
 
 /// AESENCLAST with a zero round key on every 128-bit lane of a YMM register.
-trait Enclast {
+pub(super) trait Enclast {
     /// How many 8-block sets one pass interleaves (at most 4): enough independent work to
     /// cover a round's latency with this S-box.
     const SETS: usize;
@@ -60,7 +60,7 @@ trait Enclast {
 }
 
 /// AES-NI: the two 128-bit halves one after the other.
-struct Split;
+pub(super) struct Split;
 
 impl Enclast for Split {
     const SETS: usize = 4;
@@ -78,7 +78,7 @@ impl Enclast for Split {
 }
 
 /// VAES: one instruction on the whole register.
-struct Wide;
+pub(super) struct Wide;
 
 impl Enclast for Wide {
     const SETS: usize = 4;
@@ -160,7 +160,7 @@ pub(super) fn transpose(b: [__m256i; 4]) -> [__m256i; 4] {
 }
 
 /// Register-held constants of the round function (each 16-byte table in both lanes).
-struct Consts {
+pub(super) struct Consts {
     bswap: __m256i,
     low_nibble: __m256i,
     inv_shift_rows: __m256i,
@@ -175,7 +175,7 @@ struct Consts {
 }
 
 #[inline(always)]
-fn consts() -> Consts {
+pub(super) fn consts() -> Consts {
     // SAFETY: register construction; AVX2 is enabled in every caller.
     unsafe {
         Consts {
@@ -252,18 +252,16 @@ fn split(x: __m256i, mask: __m256i) -> (__m256i, __m256i) {
     }
 }
 
-/// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round, in the A1
-/// domain (see `a1_domain`): a round is one AESENCLAST, three table pairs and three byte
-/// rotations, no affine map before the S-box. Inlined into the target-feature entry points,
-/// which give its intrinsics their features.
+/// `S` sets of 8 blocks (`data` is 128 * S bytes), interleaved round by round. Inlined into
+/// the target-feature entry points, which give its intrinsics their features.
 #[inline(always)]
 fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
     debug_assert_eq!(data.len(), 128 * S);
-    // SAFETY: AVX2 and AES-NI (and VAES for `Wide`) are enabled in every caller; loads and
-    // stores stay inside `data` (128 * S bytes, 32 per access).
+    let c = consts();
+    let p = data.as_mut_ptr().cast::<__m256i>();
+    // SAFETY: AVX2 is enabled in every caller; loads and stores stay inside `data` (128 * S
+    // bytes, 32 per access).
     unsafe {
-        let c = consts();
-        let p = data.as_mut_ptr().cast::<__m256i>();
         let mut y = [[_mm256_setzero_si256(); 4]; S];
         for (s, set) in y.iter_mut().enumerate() {
             let mut w = [_mm256_setzero_si256(); 4];
@@ -271,10 +269,57 @@ fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
                 *v = _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(4 * s + i)), c.bswap);
             }
             for (v, w) in set.iter_mut().zip(transpose(w)) {
-                let (lo, hi) = split(w, c.low_nibble);
-                *v = lookup(lo, hi, c.into);
+                *v = c.to_domain(w);
             }
         }
+        rounds::<E, S>(&c, rk_a1, &mut y);
+        for (s, set) in y.iter().enumerate() {
+            for (i, v) in c.out_of_domain(set).into_iter().enumerate() {
+                _mm256_storeu_si256(p.add(4 * s + i), v);
+            }
+        }
+    }
+}
+
+impl Consts {
+    /// A word of eight blocks into the A1 domain.
+    #[inline(always)]
+    pub(super) fn to_domain(&self, w: __m256i) -> __m256i {
+        let (lo, hi) = split(w, self.low_nibble);
+        lookup(lo, hi, self.into)
+    }
+
+    /// The four words of a set out of the domain (output words X35, X34, X33, X32), back in
+    /// block order and byte order: the four registers hold blocks 0-1, 2-3, 4-5 and 6-7.
+    #[inline(always)]
+    pub(super) fn out_of_domain(&self, set: &[__m256i; 4]) -> [__m256i; 4] {
+        // SAFETY: register-only operations; AVX2 is enabled in every caller.
+        unsafe {
+            let mut x = [_mm256_setzero_si256(); 4];
+            for (v, w) in x.iter_mut().zip(set.iter().rev()) {
+                let (lo, hi) = split(*w, self.low_nibble);
+                *v = lookup(lo, hi, self.out_of);
+            }
+            let mut out = transpose(x);
+            for v in out.iter_mut() {
+                *v = _mm256_shuffle_epi8(*v, self.bswap);
+            }
+            out
+        }
+    }
+}
+
+/// The 32 rounds on `S` sets in the A1 domain, interleaved round by round: a round is one
+/// AESENCLAST, three table pairs and three byte rotations, no affine map before the S-box.
+#[inline(always)]
+pub(super) fn rounds<E: Enclast, const S: usize>(
+    c: &Consts,
+    rk_a1: &[u32; 32],
+    y: &mut [[__m256i; 4]; S],
+) {
+    // SAFETY: register-only operations; AVX2 and AES-NI (and VAES for `Wide`) are enabled in
+    // every caller.
+    unsafe {
         // Round i replaces word i % 4; four rounds at a time keep every index constant.
         macro_rules! round {
             ($i:expr, $a:literal, $b:literal, $c:literal, $d:literal) => {{
@@ -286,8 +331,7 @@ fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
                     );
                     let u = E::enclast(_mm256_shuffle_epi8(t, c.inv_shift_rows));
                     let (lo, hi) = split(u, c.low_nibble);
-                    let b = lookup(lo, hi, c.tb);
-                    let b = keep256(b);
+                    let b = keep256(lookup(lo, hi, c.tb));
                     let tc = keep256(lookup(lo, hi, c.tc));
                     set[$a] = _mm256_xor_si256(
                         _mm256_xor_si256(set[$a], lookup(lo, hi, c.ta)),
@@ -307,18 +351,6 @@ fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
             round!(i + 1, 1, 2, 3, 0);
             round!(i + 2, 2, 3, 0, 1);
             round!(i + 3, 3, 0, 1, 2);
-        }
-        for (s, set) in y.iter().enumerate() {
-            // Out of the domain; output words X35, X34, X33, X32.
-            let mut x = [_mm256_setzero_si256(); 4];
-            for (v, w) in x.iter_mut().zip(set.iter().rev()) {
-                let (lo, hi) = split(*w, c.low_nibble);
-                *v = lookup(lo, hi, c.out_of);
-            }
-            let out = transpose(x);
-            for (i, v) in out.iter().enumerate() {
-                _mm256_storeu_si256(p.add(4 * s + i), _mm256_shuffle_epi8(*v, c.bswap));
-            }
         }
     }
 }

@@ -12,6 +12,11 @@ pub(crate) trait Increment: Copy {
     fn next(self, block: &mut Block);
     /// The counter after `block`, `n` steps on (for filling a batch from registers).
     fn fill(self, counter: &mut Block, out: &mut [Block]);
+    /// Whether the next `n` counters from `counter` differ only in a wrapping last 32-bit
+    /// word (what the fused kernels count in).
+    fn counts_in_last_word(self, counter: &Block, n: usize) -> bool;
+    /// Moves `counter` on by `n`.
+    fn advance(self, counter: &mut Block, n: usize);
 }
 
 /// The whole block as a 128-bit big-endian counter.
@@ -37,6 +42,19 @@ impl Increment for Counter128 {
         }
         *counter = c.to_be_bytes();
     }
+
+    #[inline]
+    fn counts_in_last_word(self, counter: &Block, n: usize) -> bool {
+        let last = u32::from_be_bytes(counter[12..].try_into().expect("4 bytes"));
+        u64::from(last) + n as u64 <= 1 << 32
+    }
+
+    #[inline]
+    fn advance(self, counter: &mut Block, n: usize) {
+        *counter = u128::from_be_bytes(*counter)
+            .wrapping_add(n as u128)
+            .to_be_bytes();
+    }
 }
 
 impl Increment for Counter32 {
@@ -57,6 +75,17 @@ impl Increment for Counter32 {
         }
         *counter = (prefix | u128::from(c)).to_be_bytes();
     }
+
+    #[inline]
+    fn counts_in_last_word(self, _counter: &Block, _n: usize) -> bool {
+        true
+    }
+
+    #[inline]
+    fn advance(self, counter: &mut Block, n: usize) {
+        let last = u32::from_be_bytes(counter[12..].try_into().expect("4 bytes"));
+        counter[12..].copy_from_slice(&last.wrapping_add(n as u32).to_be_bytes());
+    }
 }
 
 /// XORs the keystream for `data` (starting at a block boundary) into it and advances `counter`
@@ -67,6 +96,19 @@ pub(crate) fn apply<I: Increment>(
     counter: &mut Block,
     data: &mut [u8],
 ) -> Option<(Block, usize)> {
+    let (blocks, tail) = data.as_chunks_mut::<16>();
+    let n = blocks.len();
+    if n > 0 && inc.counts_in_last_word(counter, n) && cipher.ctr32_xor(counter, blocks) {
+        inc.advance(counter, n);
+        if tail.is_empty() {
+            return None;
+        }
+        let mut ks = *counter;
+        cipher.encrypt_block(&mut ks);
+        inc.next(counter);
+        xor_in_place(tail, &ks[..tail.len()]);
+        return Some((ks, tail.len()));
+    }
     let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
     let mut leftover = None;
     // Only the blocks used are wiped: a whole-buffer wipe (volatile byte stores) would cost
@@ -172,19 +214,35 @@ mod tests {
 
     #[test]
     fn keystream_across_the_32_bit_wrap_equals_block_by_block() {
-        let cipher = Sm4::new(&[7; 16]);
-        let mut start = [0x33u8; 16];
-        start[12..].copy_from_slice(&0xffff_fff0u32.to_be_bytes());
-        let mut data = vec![0u8; 16 * 40 + 5];
-        let mut counter = start;
-        apply(&cipher, Counter32, &mut counter, &mut data);
-        let mut c = start;
-        for chunk in data.chunks(16) {
-            let mut ks = c;
-            cipher.encrypt_block(&mut ks);
-            assert_eq!(chunk, &ks[..chunk.len()]);
-            Counter32.next(&mut c);
+        // Both counter widths, on every backend (the fused kernels count in the last word
+        // only), starting just before, at, and well before the 32-bit wrap.
+        fn check<I: Increment + core::fmt::Debug>(inc: I, cipher: &Sm4, last: u32, len: usize) {
+            let mut start = [0x33u8; 16];
+            start[12..].copy_from_slice(&last.to_be_bytes());
+            let mut data = vec![0u8; len];
+            let mut counter = start;
+            apply(cipher, inc, &mut counter, &mut data);
+            let mut c = start;
+            for chunk in data.chunks(16) {
+                let mut ks = c;
+                cipher.encrypt_block(&mut ks);
+                assert_eq!(
+                    chunk,
+                    &ks[..chunk.len()],
+                    "{inc:?} from {last:#x}, {len} bytes"
+                );
+                inc.next(&mut c);
+            }
+            assert_eq!(counter, c, "{inc:?} from {last:#x}, {len} bytes");
         }
-        assert_eq!(&counter[..12], &start[..12]);
+        for b in crate::Backend::available() {
+            let cipher = Sm4::with_backend(&[7; 16], b).expect("available");
+            for last in [0xffff_fff0, 0xffff_ffe0, 0xffff_ffff, 5] {
+                for len in [16 * 16, 16 * 40 + 5, 16 * 33, 16 * 32, 7] {
+                    check(Counter32, &cipher, last, len);
+                    check(Counter128, &cipher, last, len);
+                }
+            }
+        }
     }
 }
