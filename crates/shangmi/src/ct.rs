@@ -31,6 +31,19 @@ pub(crate) fn barrier(x: u64) -> u64 {
     return core::hint::black_box(x);
 }
 
+/// Zeroes a working buffer of secret bytes (keystream, tweaks, padded blocks) with ordinary
+/// wide stores that the compiler may not remove. `zeroize` writes bytewise through volatile
+/// stores, one instruction per byte: on a kilobyte of keystream that costs more than a tenth
+/// of the cipher. Values that live on (keys, states) keep `zeroize`.
+#[inline]
+pub(crate) fn wipe(bytes: &mut [u8]) {
+    bytes.fill(0);
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    barrier_asm::keep_stores(bytes.as_ptr());
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    zeroize::Zeroize::zeroize(bytes);
+}
+
 /// [`barrier`] for a signed word (a sign mask from `>> 63`).
 #[inline(always)]
 pub(crate) fn barrier_i64(x: i64) -> i64 {

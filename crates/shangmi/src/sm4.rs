@@ -27,7 +27,7 @@ mod traits;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
-mod x86_aesni_ctr;
+mod x86_aesni_modes;
 #[cfg(target_arch = "x86_64")]
 mod x86_gfni;
 #[cfg(target_arch = "x86_64")]
@@ -283,9 +283,33 @@ impl Sm4 {
     pub(crate) fn ctr32_xor(&self, counter: &Block, blocks: &mut [Block]) -> bool {
         match self.engine {
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni_ctr::ctr32_xor(t, &self.enc.rk_a1, counter, blocks),
+            Engine::AesNi(t) => x86_aesni_modes::ctr32_xor(t, &self.enc.rk_a1, counter, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(t) => x86_aesni_ctr::ctr32_xor_vaes(t, &self.enc.rk_a1, counter, blocks),
+            Engine::Vaes(t) => x86_aesni_modes::ctr32_xor_vaes(t, &self.enc.rk_a1, counter, blocks),
+            _ => return false,
+        }
+        true
+    }
+
+    /// For each block, `E(block ^ mask) ^ mask` (or with D when `decrypt`), `masks[i]` for
+    /// `blocks[i]`, on the engines with a fused kernel; returns false, touching nothing, on
+    /// the others.
+    pub(crate) fn xex(&self, decrypt: bool, masks: &[Block], blocks: &mut [Block]) -> bool {
+        self.masked::<true>(decrypt, masks, blocks)
+    }
+
+    /// For each block, `D(block) ^ mask` (CBC decryption's step), as [`Sm4::xex`].
+    pub(crate) fn decrypt_then_mask(&self, masks: &[Block], blocks: &mut [Block]) -> bool {
+        self.masked::<false>(true, masks, blocks)
+    }
+
+    fn masked<const IN: bool>(&self, decrypt: bool, masks: &[Block], blocks: &mut [Block]) -> bool {
+        let s = if decrypt { &self.dec } else { &self.enc };
+        match self.engine {
+            #[cfg(target_arch = "x86_64")]
+            Engine::AesNi(t) => x86_aesni_modes::masked::<IN>(t, &s.rk_a1, masks, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Engine::Vaes(t) => x86_aesni_modes::masked_vaes::<IN>(t, &s.rk_a1, masks, blocks),
             _ => return false,
         }
         true

@@ -17,3 +17,18 @@ pub(crate) fn hide(mut x: u64) -> u64 {
     }
     x
 }
+
+/// Tells the optimiser that the memory at `p` may be read here: stores before this call cannot
+/// be dropped as dead.
+#[inline(always)]
+pub(crate) fn keep_stores(p: *const u8) {
+    // SAFETY: the assembly is empty; it only receives an address, and `readonly` lets the
+    // compiler assume it reads memory (it reads none).
+    unsafe {
+        core::arch::asm!(
+            "/* {0} */",
+            in(reg) p,
+            options(nostack, preserves_flags, readonly)
+        );
+    }
+}

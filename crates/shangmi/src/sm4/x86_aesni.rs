@@ -122,9 +122,8 @@ fn crypt_blocks_with<E: Enclast>(rk_a1: &[u32; 32], blocks: &mut [Block]) {
             padded[..n].copy_from_slice(rest);
             crypt_pass::<E>(rk_a1, padded);
             rest.copy_from_slice(&padded[..n]);
-            // Only the blocks that held data (volatile stores are slow beside one block's
-            // work).
-            zeroize::Zeroize::zeroize(buf[..n].as_flattened_mut());
+            // The padding too: it holds the encryption of zero blocks.
+            crate::ct::wipe(padded.as_flattened_mut());
         }
     }
 }
@@ -264,13 +263,11 @@ fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
     unsafe {
         let mut y = [[_mm256_setzero_si256(); 4]; S];
         for (s, set) in y.iter_mut().enumerate() {
-            let mut w = [_mm256_setzero_si256(); 4];
-            for (i, v) in w.iter_mut().enumerate() {
-                *v = _mm256_shuffle_epi8(_mm256_loadu_si256(p.add(4 * s + i)), c.bswap);
+            let mut b = [_mm256_setzero_si256(); 4];
+            for (i, v) in b.iter_mut().enumerate() {
+                *v = _mm256_loadu_si256(p.add(4 * s + i));
             }
-            for (v, w) in set.iter_mut().zip(transpose(w)) {
-                *v = c.to_domain(w);
-            }
+            *set = c.set_from_blocks(b);
         }
         rounds::<E, S>(&c, rk_a1, &mut y);
         for (s, set) in y.iter().enumerate() {
@@ -282,6 +279,23 @@ fn crypt_sets<E: Enclast, const S: usize>(rk_a1: &[u32; 32], data: &mut [u8]) {
 }
 
 impl Consts {
+    /// Eight blocks (two per register, in order) as the four words of a set in the A1 domain.
+    #[inline(always)]
+    pub(super) fn set_from_blocks(&self, blocks: [__m256i; 4]) -> [__m256i; 4] {
+        // SAFETY: register-only operations; AVX2 is enabled in every caller.
+        unsafe {
+            let mut w = blocks;
+            for v in w.iter_mut() {
+                *v = _mm256_shuffle_epi8(*v, self.bswap);
+            }
+            let mut set = transpose(w);
+            for v in set.iter_mut() {
+                *v = self.to_domain(*v);
+            }
+            set
+        }
+    }
+
     /// A word of eight blocks into the A1 domain.
     #[inline(always)]
     pub(super) fn to_domain(&self, w: __m256i) -> __m256i {

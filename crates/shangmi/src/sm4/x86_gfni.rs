@@ -54,7 +54,8 @@ fn crypt_blocks_avx512(rk: &[u32; 32], blocks: &mut [Block]) {
             padded[..n].copy_from_slice(rest);
             crypt_pass(rk, padded);
             rest.copy_from_slice(&padded[..n]);
-            zeroize::Zeroize::zeroize(buf[..n].as_flattened_mut());
+            // The padding too: it holds the encryption of zero blocks.
+            crate::ct::wipe(padded.as_flattened_mut());
         }
     }
 }

@@ -41,7 +41,8 @@ pub(crate) fn crypt_blocks(token: Gfni, rk_a1: &[u32; 32], blocks: &mut [Block])
             // SAFETY: as above.
             unsafe { crypt_pass(rk_a1, padded) };
             rest.copy_from_slice(&padded[..n]);
-            zeroize::Zeroize::zeroize(buf[..n].as_flattened_mut());
+            // The padding too: it holds the encryption of zero blocks.
+            crate::ct::wipe(padded.as_flattened_mut());
         }
     }
 }

@@ -52,17 +52,17 @@ impl<'a> Decryptor<'a> {
     /// Decrypts whole blocks in place.
     pub fn decrypt_blocks(&mut self, data: &mut [u8]) -> Result<(), Error> {
         let blocks = as_blocks_mut(data)?;
-        let mut saved = [[0u8; 16]; CHUNK_BLOCKS];
+        // Each block's mask: the ciphertext block before it (the IV for the first).
+        let mut masks = [[0u8; 16]; CHUNK_BLOCKS];
         for chunk in blocks.chunks_mut(CHUNK_BLOCKS) {
             let n = chunk.len();
-            saved[..n].copy_from_slice(chunk);
-            self.cipher.decrypt_blocks(chunk);
-            xor_in_place(&mut chunk[0], &self.iv);
-            for i in 1..n {
-                let prev = saved[i - 1];
-                xor_in_place(&mut chunk[i], &prev);
+            masks[0] = self.iv;
+            masks[1..n].copy_from_slice(&chunk[..n - 1]);
+            self.iv = chunk[n - 1];
+            if !self.cipher.decrypt_then_mask(&masks[..n], chunk) {
+                self.cipher.decrypt_blocks(chunk);
+                xor_in_place(chunk.as_flattened_mut(), masks[..n].as_flattened());
             }
-            self.iv = saved[n - 1];
         }
         Ok(())
     }

@@ -111,8 +111,7 @@ pub(crate) fn apply<I: Increment>(
     }
     let mut ks = [[0u8; 16]; CHUNK_BLOCKS];
     let mut leftover = None;
-    // Only the blocks used are wiped: a whole-buffer wipe (volatile byte stores) would cost
-    // more than the cipher on short messages.
+    // Only the blocks used are wiped: the rest were never written.
     let used = data.len().div_ceil(16).min(CHUNK_BLOCKS);
     for chunk in data.chunks_mut(16 * CHUNK_BLOCKS) {
         let n = chunk.len().div_ceil(16);
@@ -124,7 +123,7 @@ pub(crate) fn apply<I: Increment>(
             leftover = Some((ks[n - 1], partial));
         }
     }
-    zeroize::Zeroize::zeroize(ks[..used].as_flattened_mut());
+    crate::ct::wipe(ks[..used].as_flattened_mut());
     leftover
 }
 

@@ -105,12 +105,11 @@ impl Xts {
         let used = blocks.len().min(CHUNK_BLOCKS);
         for chunk in blocks.chunks_mut(CHUNK_BLOCKS) {
             let n = chunk.len();
-            for tw in &mut tweaks[..n] {
-                *tw = t.block();
-                t.double();
+            t.fill(&mut tweaks[..n]);
+            if self.data.xex(!encrypt, &tweaks[..n], chunk) {
+                continue;
             }
-            let flat = chunk.as_flattened_mut();
-            xor_in_place(flat, tweaks[..n].as_flattened());
+            xor_in_place(chunk.as_flattened_mut(), tweaks[..n].as_flattened());
             if encrypt {
                 self.data.encrypt_blocks(chunk);
             } else {
@@ -118,7 +117,7 @@ impl Xts {
             }
             xor_in_place(chunk.as_flattened_mut(), tweaks[..n].as_flattened());
         }
-        zeroize::Zeroize::zeroize(tweaks[..used].as_flattened_mut());
+        crate::ct::wipe(tweaks[..used].as_flattened_mut());
         if tail != 0 {
             self.steal(&mut t, rest, tail, encrypt);
         }
@@ -168,18 +167,33 @@ impl Tweak {
     }
 
     fn block(&self) -> Block {
+        self.to_block(self.value)
+    }
+
+    /// The next `out.len()` tweaks, the running tweak moved past them.
+    fn fill(&mut self, out: &mut [Block]) {
+        self.value = match self.variant {
+            Variant::Ieee => fill_with(self.value, out, ieee_x, u128::to_le_bytes),
+            Variant::Gb => fill_with(self.value, out, gb_x, u128::to_be_bytes),
+        };
+    }
+
+    fn to_block(&self, v: u128) -> Block {
         match self.variant {
-            Variant::Ieee => self.value.to_le_bytes(),
-            Variant::Gb => self.value.to_be_bytes(),
+            Variant::Ieee => v.to_le_bytes(),
+            Variant::Gb => v.to_be_bytes(),
+        }
+    }
+
+    fn times_x(&self, v: u128) -> u128 {
+        match self.variant {
+            Variant::Ieee => ieee_x(v),
+            Variant::Gb => gb_x(v),
         }
     }
 
     fn double(&mut self) {
-        let v = self.value;
-        self.value = match self.variant {
-            Variant::Ieee => (v << 1) ^ (crate::ct::mask128((v >> 127) as u64) & 0x87),
-            Variant::Gb => (v >> 1) ^ (crate::ct::mask128((v & 1) as u64) & (0xe1 << 120)),
-        };
+        self.value = self.times_x(self.value);
     }
 }
 
@@ -187,4 +201,32 @@ impl Drop for Tweak {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.value);
     }
+}
+
+/// Writes the tweaks `v`, `v x`, ... into `out` and returns the one after them (the variant
+/// chosen once, outside the loop).
+#[inline(always)]
+fn fill_with(
+    mut v: u128,
+    out: &mut [Block],
+    x: impl Fn(u128) -> u128,
+    bytes: impl Fn(u128) -> Block,
+) -> u128 {
+    for o in out {
+        *o = bytes(v);
+        v = x(v);
+    }
+    v
+}
+
+/// Times x, IEEE 1619 order (little-endian, shifting left).
+#[inline(always)]
+fn ieee_x(v: u128) -> u128 {
+    (v << 1) ^ (crate::ct::mask128((v >> 127) as u64) & 0x87)
+}
+
+/// Times x, GB/T 17964 order (big-endian, bit-reflected, shifting right).
+#[inline(always)]
+fn gb_x(v: u128) -> u128 {
+    (v >> 1) ^ (crate::ct::mask128((v & 1) as u64) & (0xe1 << 120))
 }
