@@ -150,6 +150,8 @@ const VAES_BIT: u16 = 1 << 5; // VAES and VPCLMULQDQ
 const GFNI_BIT: u16 = 1 << 6;
 const AVX512_BASE: u16 = 1 << 7; // AVX-512 F, BW, VL, DQ
 const IFMA: u16 = 1 << 8;
+/// Not a feature: the cores are AMD's (or Hygon's, the same design), a tuning hint.
+const AMD_CORE: u16 = 1 << 9;
 const KNOWN: u16 = 1 << 15;
 
 const AVX2: u16 = AVX2_BASE | AES | PCLMUL;
@@ -187,6 +189,23 @@ fn probe() -> u16 {
             AVX512_BASE,
         )
         | bit(has!("avx512ifma"), IFMA)
+        | bit(amd_vendor(), AMD_CORE)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn amd_vendor() -> bool {
+    let id = core::arch::x86_64::__cpuid(0);
+    let mut vendor = [0u8; 12];
+    for (chunk, reg) in vendor.chunks_mut(4).zip([id.ebx, id.edx, id.ecx]) {
+        chunk.copy_from_slice(&reg.to_le_bytes());
+    }
+    &vendor == b"AuthenticAMD" || &vendor == b"HygonGenuine"
+}
+
+/// Whether the cores are AMD's (or Hygon's): where two implementations with the same features
+/// measure differently by vendor, the choice between them asks this (cached with the features).
+pub(crate) fn amd_cores() -> bool {
+    features() & AMD_CORE != 0
 }
 
 #[cfg(not(target_arch = "x86_64"))]

