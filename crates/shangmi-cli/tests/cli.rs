@@ -778,6 +778,33 @@ fn full_disks_missing_files_and_usage_errors_exit_2_cleanly() {
     }
 }
 
+/// `speed` with no algorithm measures every one its help lists, without failing on any.
+#[test]
+fn speed_runs_every_algorithm() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = String::from_utf8(ok(dir.path(), &["speed", "--help"])).unwrap();
+    // The list runs from "Algorithms:" to the next blank line.
+    let start = help
+        .find("Algorithms:")
+        .expect("an Algorithms: list in the help");
+    let list = &help[start + "Algorithms:".len()..];
+    let listed: Vec<&str> = list
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert!(listed.len() >= 15, "{listed:?}");
+    let out = String::from_utf8(ok(dir.path(), &["speed", "--seconds", "0.01"])).unwrap();
+    for alg in listed {
+        assert!(
+            out.lines()
+                .any(|l| l.split_whitespace().next() == Some(alg)),
+            "{alg} missing from:\n{out}"
+        );
+    }
+}
+
 #[test]
 fn speed_reports_json() {
     let dir = tempfile::tempdir().unwrap();
