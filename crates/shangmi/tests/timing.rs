@@ -227,47 +227,66 @@ fn the_leaky_control_is_caught() {
     );
 }
 
-/// Half a kilobyte of work, like the real checks, with one branch on a secret bit.
+/// Half a kilobyte of work, like the real checks, with one branch on a secret bit. Each call
+/// branches on a different bit (`i` counts the calls), so that a random secret is mispredicted
+/// about half the time and the all-zero one never; branching
+/// on the same bit of the same input repeatedly would be learned within a sample and hide the
+/// leak the control is there to show.
 #[inline(never)]
-fn seal_with_one_secret_branch(g: &Sm4Gcm, data: &[u8; 256]) -> u8 {
+fn seal_with_one_secret_branch(g: &Sm4Gcm, data: &[u8; 256], i: usize) -> u8 {
     let mut d = *data;
     black_box(g.encrypt_in_place_detached(&[1; 12], b"aad", &mut d).ok());
-    // The leak: which way this goes depends on a secret bit, so a random secret is
-    // mispredicted half the time and a fixed one never.
-    if black_box(data[0]) & 1 == 1 {
-        black_box(d[1])
-    } else {
-        black_box(d[2]).wrapping_mul(3)
-    }
+    let bit = black_box(data[(i / 8) % 256]) >> (i % 8) & 1;
+    // Calls in both arms, so that the compiler cannot turn the branch into a conditional move.
+    if bit == 1 { arm_one(&d) } else { arm_two(&d) }
+}
+
+#[inline(never)]
+fn arm_one(d: &[u8; 256]) -> u8 {
+    black_box(d[1])
+}
+
+#[inline(never)]
+fn arm_two(d: &[u8; 256]) -> u8 {
+    black_box(d[2]).wrapping_mul(3)
 }
 
 #[test]
 #[ignore = "statistical; run alone by scripts/ct-timing.sh"]
 fn a_single_secret_branch_is_caught() {
-    // The smallest leak the test claims to see: one mispredicted branch per operation, on top
-    // of an SM4-GCM sealing of 256 bytes (the size of the real checks' inputs).
+    // The smallest leak the test claims to see: one secret-dependent branch per operation, on
+    // top of an SM4-GCM sealing of 256 bytes (the size of the real checks' inputs). A noisy
+    // neighbour can swamp one measurement, so the control gets the same three tries as the
+    // checks and must be seen in at least one: a test that cannot see it never does.
     let g = Sm4Gcm::new(&fixed_bytes());
     let mut rng = StdRng::seed_from_u64(2);
-    let t = measure(
-        &mut rng,
-        budget(),
-        8,
-        |class, rng| -> [u8; 256] {
-            if class {
-                random_bytes(rng)
-            } else {
-                fixed_bytes()
-            }
-        },
-        |data| {
-            black_box(seal_with_one_secret_branch(&g, data));
-        },
-    );
-    println!("one secret branch: max |t| {t}");
-    assert!(
-        t.t > THRESHOLD,
-        "a single secret branch went unnoticed (|t| {t})"
-    );
+    let mut seen = Vec::new();
+    let mut caught = false;
+    for _ in 0..3 {
+        let mut i = 0usize;
+        let t = measure(
+            &mut rng,
+            budget(),
+            8,
+            |class, rng| -> [u8; 256] {
+                // The fixed secret is all zeros (as d = 1 and the zero key are elsewhere):
+                // every call takes the same arm.
+                if class { random_bytes(rng) } else { [0; 256] }
+            },
+            |data| {
+                i = i.wrapping_add(1);
+                black_box(seal_with_one_secret_branch(&g, data, i));
+            },
+        );
+        seen.push(t.to_string());
+        caught = t.t > THRESHOLD;
+        if caught {
+            break;
+        }
+    }
+    let seen = seen.join(", then ");
+    println!("one secret branch: max |t| {seen}");
+    assert!(caught, "a single secret branch went unnoticed (|t| {seen})");
 }
 
 #[test]
