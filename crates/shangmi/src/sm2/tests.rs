@@ -400,6 +400,7 @@ fn timing_probe() {
         let y = Fe::from_canonical(a, [5, 6, 7, 8]);
         let mut x = Fe::from_canonical(a, [1, 2, 3, 4]);
         let mul = best(100_000, || x = x * y);
+        let sqr = best(100_000, || x = x.square());
         let mut xs = [x; 8];
         let mul_tp = best(20_000, || {
             for v in xs.iter_mut() {
@@ -408,9 +409,13 @@ fn timing_probe() {
         }) / 8.0;
         let inv = best(200, || x = bb(x).invert());
         let inv_f = best(200, || x = bb(x).invert_fermat());
-        let k = scalar_of(&BigUint::from(0x1234_5678_9abc_def0u64));
+        // Full-size scalars: verification's cost follows the length of u1 and u2.
+        let n = big(&N);
+        let k = scalar_of(&(BigUint::from_bytes_be(&[0xa5; 32]) % &n));
+        let k2 = scalar_of(&(BigUint::from_bytes_be(&[0x3c; 32]) % &n));
         let mut acc = Jacobian::identity(a);
         let fb = best(100, || acc = fixed_base(a, bb(&k)));
+        let q = acc.to_affine().unwrap();
         let mut sel = [0u64; 8];
         let mut i = 0u32;
         let sel_c = best(10_000, || {
@@ -418,7 +423,11 @@ fn timing_probe() {
             sel = a.select64(&BASE_TABLE[(i % 37) as usize], (i % 65) ^ sel[0] as u32 & 1);
         });
         let dbl = best(10_000, || acc = acc.double());
-        let db = best(20, || acc = double_base_vartime(a, &k, &k, bb(&acc)));
+        let madd = best(10_000, || acc = acc.add_mixed(bb(&q)));
+        let p2 = Jacobian::from_affine(&q).double();
+        let jadd = best(10_000, || acc = acc.add_distinct(bb(&p2)));
+        let db = best(20, || acc = double_base_vartime(a, &k, &k2, bb(&p2)));
+        let vb = best(20, || acc = variable_base(a, bb(&p2), &k));
         let sinv = best(200, || {
             bb(k.invert());
         });
@@ -428,7 +437,7 @@ fn timing_probe() {
         }) / 64.0;
         bb((x, xs, acc, sel));
         println!(
-            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, inv {inv:.0} (fermat {inv_f:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, fixed_base {fb:.0} (many: {many:.0} each), dbl {dbl:.0}, double_base {db:.0}"
+            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, sqr lat {sqr:.0}, inv {inv:.0} (fermat {inv_f:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, dbl {dbl:.0}, add mixed {madd:.0}, add {jadd:.0}, fixed_base {fb:.0} (many: {many:.0} each), variable_base {vb:.0}, double_base {db:.0}"
         );
     }
     probe(Soft, "soft");
