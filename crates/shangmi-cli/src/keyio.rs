@@ -19,8 +19,11 @@ fn read(path: &Path) -> Result<Zeroizing<Vec<u8>>> {
     read_small(path, KEY_FILE_LIMIT)
 }
 
+/// PEM anywhere in a text file: readers skip what surrounds the block (`openssl pkcs12`
+/// output starts with bag attributes). DER is never valid UTF-8 with such a line in it: its
+/// length bytes for a key-sized structure are not UTF-8.
 fn is_pem(data: &[u8]) -> bool {
-    data.trim_ascii_start().starts_with(b"-----BEGIN ")
+    std::str::from_utf8(data).is_ok_and(|t| t.contains("-----BEGIN "))
 }
 
 /// A wrong password is a failed authentication (exit 1), like a wrong key for `open`;
@@ -32,8 +35,8 @@ fn key_error(path: &Path, e: KeyFileError) -> Failure {
     }
 }
 
-/// A private key file: PEM (`PRIVATE KEY`, `EC PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`) or the
-/// same structures in DER.
+/// A private key file: PEM (`PRIVATE KEY`, `EC PRIVATE KEY`, `SM2 PRIVATE KEY`, `ENCRYPTED
+/// PRIVATE KEY`) or the same structures in DER.
 pub fn private_key(path: &Path, password_file: Option<&Path>) -> Result<SigningKey> {
     let data = read(path)?;
     let ask = || {

@@ -26,8 +26,12 @@ Examples:
   shangmi sm2 encrypt --pub pub.pem -i secret.txt -o secret.sm2
   shangmi sm2 decrypt --key key.pem -i secret.sm2 -o secret.txt
 
-Keys are PEM as OpenSSL writes them (DER is read too). Signatures are DER unless --raw
-(r || s, 64 bytes), over SM3(Z || message) with the ID 1234567812345678 unless --id.
+Keys are PEM as OpenSSL writes them; also read: DER, `openssl ec` output (SM2 PRIVATE KEY),
+explicit curve parameters, PEM with other text or blocks around it, and encrypted PKCS#8
+with any PBKDF2 HMAC (SHA-1/2, SM3). Signatures are DER unless --raw (r || s, 64 bytes),
+over SM3(Z || message) with the ID 1234567812345678 unless --id. OpenSSL 3's own default
+ID is empty: for signatures made by `openssl pkeyutl` without `-pkeyopt distid:`, pass
+--id ''.
 Exit status: 0 success, 1 verification or decryption failed, 2 usage or I/O error.";
 
 /// Largest input for the DER ciphertext layout, which states C2's length before C2.
@@ -108,7 +112,8 @@ enum Cmd {
     Sign {
         #[arg(long, value_name = "KEY.pem")]
         key: PathBuf,
-        /// The signer's ID (default 1234567812345678).
+        /// The signer's ID (default 1234567812345678; OpenSSL 3's `pkeyutl` uses an empty
+        /// one unless given `-pkeyopt distid:...`: then pass --id '').
         #[arg(long)]
         id: Option<String>,
         /// Write r || s (64 bytes) instead of DER.
@@ -126,6 +131,8 @@ enum Cmd {
     Verify {
         #[arg(long = "pub", value_name = "PUB.pem")]
         public: PathBuf,
+        /// The signer's ID (default 1234567812345678; a signature from OpenSSL 3's `pkeyutl`
+        /// without `-pkeyopt distid:...` needs --id '').
         #[arg(long)]
         id: Option<String>,
         /// The signature is r || s (64 bytes), not DER.

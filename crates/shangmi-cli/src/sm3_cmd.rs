@@ -296,8 +296,8 @@ fn check_list(args: &Args, list: &OsStr, out: &mut Output) -> Outcome {
     outcome
 }
 
-/// A checksum line: GNU `HEX  NAME` / `HEX *NAME`, or BSD `SM3 (NAME) = HEX`; a leading
-/// backslash means the name is escaped.
+/// A checksum line: GNU `HEX  NAME` / `HEX *NAME`, BSD `SM3 (NAME) = HEX`, or what `openssl
+/// dgst -sm3` prints, `SM3(NAME)= HEX`; a leading backslash means the name is escaped.
 fn parse_line(line: &[u8]) -> Option<([u8; 32], Vec<u8>)> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let (escaped, line) = match line.strip_prefix(b"\\") {
@@ -307,6 +307,9 @@ fn parse_line(line: &[u8]) -> Option<([u8; 32], Vec<u8>)> {
     let (hex, raw_name) = if let Some(rest) = line.strip_prefix(b"SM3 (") {
         let close = rest.windows(4).rposition(|w| w == b") = ")?;
         (&rest[close + 4..], &rest[..close])
+    } else if let Some(rest) = line.strip_prefix(b"SM3(") {
+        let close = rest.windows(3).rposition(|w| w == b")= ")?;
+        (&rest[close + 3..], &rest[..close])
     } else {
         if line.len() < 66 || line[64] != b' ' || !matches!(line[65], b' ' | b'*') {
             return None;

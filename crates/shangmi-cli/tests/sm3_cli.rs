@@ -161,3 +161,43 @@ fn names_needing_escapes_round_trip_through_check() {
     let check = shangmi(&["sm3", "-c", "SUMS"], p);
     assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
 }
+
+#[test]
+fn check_reads_what_openssl_dgst_and_bsd_tools_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    fs::write(p.join("a.txt"), b"hi\n").unwrap();
+    fs::write(p.join("b c"), b"abc").unwrap();
+    let sum = |name: &str| {
+        let out = shangmi(&["sm3", name], p);
+        stdout(&out)[..64].to_string()
+    };
+    let (a, b) = (sum("a.txt"), sum("b c"));
+    // `openssl dgst -sm3` and the BSD tag form (`sha256sum --tag`), by hand, and the real
+    // `openssl dgst` output where the command is installed.
+    let mut lists = vec![
+        format!("SM3(a.txt)= {a}\nSM3(b c)= {b}\n"),
+        format!("SM3 (a.txt) = {a}\nSM3 (b c) = {b}\n"),
+    ];
+    if let Ok(out) = Command::new("openssl")
+        .args(["dgst", "-sm3", "a.txt", "b c"])
+        .current_dir(p)
+        .output()
+        && out.status.success()
+    {
+        lists.push(String::from_utf8(out.stdout).unwrap());
+    }
+    for list in &lists {
+        fs::write(p.join("SUMS"), list).unwrap();
+        let out = shangmi(&["sm3", "--check", "--strict", "SUMS"], p);
+        assert!(out.status.success(), "{list}: {out:?}");
+        assert_eq!(stdout(&out), "a.txt: OK\nb c: OK\n");
+    }
+    fs::write(p.join("a.txt"), b"hi!\n").unwrap();
+    for list in &lists {
+        fs::write(p.join("SUMS"), list).unwrap();
+        let out = shangmi(&["sm3", "--check", "SUMS"], p);
+        assert_eq!(out.status.code(), Some(1), "{list}");
+        assert!(stdout(&out).contains("a.txt: FAILED"));
+    }
+}

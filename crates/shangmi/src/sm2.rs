@@ -23,6 +23,7 @@
 
 #[cfg(shangmi_ctgrind)]
 pub(crate) mod ct_probes;
+mod ec_params;
 mod encrypt;
 mod encrypt_stream;
 pub(crate) mod engine;
@@ -32,6 +33,7 @@ mod keys;
 mod kx;
 mod mul;
 mod pbes2;
+mod pem;
 mod point;
 mod pool;
 mod precomputed;

@@ -2,8 +2,12 @@
 //! `EC PRIVATE KEY`, and SubjectPublicKeyInfo public keys, in DER and PEM, as OpenSSL 3 reads
 //! and writes them for SM2: algorithm id-ecPublicKey with the named curve sm2p256v1.
 //!
-//! Reading is strict: DER only (no BER), the SM2 curve and nothing else, a private key in
-//! [1, n-2] and, where the file carries the public key too, one that matches it.
+//! Also read: the algorithm OID 1.2.156.10197.1.301 that some GM tools write in place of
+//! id-ecPublicKey, the curve as explicit parameters equal to sm2p256v1's (`ec_params.rs`), the
+//! `SM2 PRIVATE KEY` label of `openssl ec`, and PEM with text around it (`pem.rs`).
+//!
+//! Reading is strict where it matters: DER only (no BER), the SM2 curve and nothing else, a
+//! private key in [1, n-2] and, where the file carries the public key too, one that matches it.
 
 use core::fmt;
 
@@ -79,13 +83,9 @@ pub(crate) fn malformed(what: &'static str) -> impl Fn(der::Error) -> KeyFileErr
 pub(crate) const LABEL_PKCS8: &str = "PRIVATE KEY";
 pub(crate) const LABEL_ENCRYPTED: &str = "ENCRYPTED PRIVATE KEY";
 pub(crate) const LABEL_SEC1: &str = "EC PRIVATE KEY";
+/// What `openssl ec` writes for an SM2 key: the SEC1 structure under the key type's name.
+pub(crate) const LABEL_SM2_SEC1: &str = "SM2 PRIVATE KEY";
 pub(crate) const LABEL_PUBLIC: &str = "PUBLIC KEY";
-
-pub(crate) fn pem_decode(pem: &str) -> Result<(String, Zeroizing<Vec<u8>>), KeyFileError> {
-    let (label, der) = pem_rfc7468::decode_vec(pem.trim().as_bytes())
-        .map_err(|_| KeyFileError::Malformed("not a PEM document"))?;
-    Ok((label.to_string(), Zeroizing::new(der)))
-}
 
 pub(crate) fn pem_encode(label: &str, der: &[u8]) -> Zeroizing<String> {
     Zeroizing::new(
@@ -94,25 +94,27 @@ pub(crate) fn pem_encode(label: &str, der: &[u8]) -> Zeroizing<String> {
     )
 }
 
-/// The algorithm must be id-ecPublicKey with the sm2p256v1 named curve.
+/// The algorithm must be id-ecPublicKey on sm2p256v1 (named, or spelled out with the same
+/// values), or sm2p256v1's own OID, which some GM tools write as the algorithm, with the curve
+/// again, NULL or nothing as parameters.
 fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<(), KeyFileError> {
+    if alg.oid == SM2_CURVE {
+        return match alg.parameters {
+            None => Ok(()),
+            Some(p) if p.is_null() => Ok(()),
+            Some(p) => super::ec_params::check_curve(p),
+        };
+    }
     if alg.oid != EC_PUBLIC_KEY {
         return Err(KeyFileError::Unsupported(format!(
-            "key algorithm {} (expected id-ecPublicKey {EC_PUBLIC_KEY})",
+            "key algorithm {} (expected id-ecPublicKey {EC_PUBLIC_KEY} or SM2 {SM2_CURVE})",
             alg.oid
         )));
     }
-    let curve = alg
-        .parameters
-        .ok_or(KeyFileError::Malformed("EC key without curve parameters"))?
-        .decode_as::<ObjectIdentifier>()
-        .map_err(|_| KeyFileError::Unsupported("explicit or unnamed curve parameters".into()))?;
-    if curve != SM2_CURVE {
-        return Err(KeyFileError::Unsupported(format!(
-            "curve {curve} (expected sm2p256v1 {SM2_CURVE})"
-        )));
-    }
-    Ok(())
+    super::ec_params::check_curve(
+        alg.parameters
+            .ok_or(KeyFileError::Malformed("EC key without curve parameters"))?,
+    )
 }
 
 fn algorithm() -> Result<spki::AlgorithmIdentifierOwned, KeyFileError> {
@@ -123,18 +125,31 @@ fn algorithm() -> Result<spki::AlgorithmIdentifierOwned, KeyFileError> {
     })
 }
 
-/// A signing key from the SEC1 structure's fields, checked against the public key they may
-/// carry.
-fn from_ec_private_key(ec: &EcPrivateKey<'_>) -> Result<SigningKey, KeyFileError> {
-    if let Some(EcParameters::NamedCurve(curve)) = ec.parameters
-        && curve != SM2_CURVE
-    {
-        return Err(KeyFileError::Unsupported(format!(
-            "curve {curve} (expected sm2p256v1 {SM2_CURVE})"
-        )));
+/// SEC1 `ECPrivateKey` as read: like `sec1::EcPrivateKey`, but the curve may also be given
+/// as explicit parameters (checked by `ec_params`).
+#[derive(der::Sequence)]
+struct EcPrivateKeyIn<'a> {
+    version: u8,
+    private_key: &'a OctetStringRef,
+    #[asn1(context_specific = "0", optional = "true")]
+    parameters: Option<AnyRef<'a>>,
+    #[asn1(context_specific = "1", optional = "true")]
+    public_key: Option<BitStringRef<'a>>,
+}
+
+/// A signing key from SEC1 `ECPrivateKey` DER, checked against the public key it may carry.
+fn from_ec_private_key(der: &[u8], what: &'static str) -> Result<SigningKey, KeyFileError> {
+    let ec = EcPrivateKeyIn::from_der(der).map_err(malformed(what))?;
+    if ec.version != 1 {
+        return Err(KeyFileError::Malformed(
+            "SEC1 ECPrivateKey version is not 1",
+        ));
+    }
+    if let Some(params) = ec.parameters {
+        super::ec_params::check_curve(params)?;
     }
     // SEC1 pads d to the order's length; writers that strip leading zeros are accepted.
-    let d = ec.private_key;
+    let d = ec.private_key.as_bytes();
     if d.is_empty() || d.len() > 32 {
         return Err(KeyFileError::InvalidKey);
     }
@@ -142,6 +157,9 @@ fn from_ec_private_key(ec: &EcPrivateKey<'_>) -> Result<SigningKey, KeyFileError
     bytes[32 - d.len()..].copy_from_slice(d);
     let key = SigningKey::from_bytes(&bytes).map_err(|_| KeyFileError::InvalidKey)?;
     if let Some(public) = ec.public_key {
+        let public = public
+            .as_bytes()
+            .ok_or(KeyFileError::Malformed("public key bit string"))?;
         let p = VerifyingKey::from_sec1_bytes(public).map_err(|_| KeyFileError::InvalidKey)?;
         if p != *key.verifying_key() {
             return Err(KeyFileError::InvalidKey);
@@ -190,9 +208,7 @@ impl SigningKey {
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, KeyFileError> {
         let info = PrivateKeyInfoRef::from_der(der).map_err(malformed("PKCS#8 PrivateKeyInfo"))?;
         check_algorithm(&info.algorithm)?;
-        let ec = EcPrivateKey::from_der(info.private_key.as_bytes())
-            .map_err(malformed("EC private key inside PKCS#8"))?;
-        let key = from_ec_private_key(&ec)?;
+        let key = from_ec_private_key(info.private_key.as_bytes(), "EC private key inside PKCS#8")?;
         // A v2 key's own public-key field must agree as well.
         if let Some(bits) = info.public_key {
             let bytes = bits
@@ -208,10 +224,7 @@ impl SigningKey {
 
     /// Reads PKCS#8 PEM (`PRIVATE KEY`).
     pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (label, der) = pem_decode(pem)?;
-        if label != LABEL_PKCS8 {
-            return Err(KeyFileError::UnexpectedLabel(label));
-        }
+        let (_, der) = super::pem::select(pem, &[LABEL_PKCS8])?;
         Self::from_pkcs8_der(&der)
     }
 
@@ -227,26 +240,27 @@ impl SigningKey {
 
     /// Reads SEC1 `ECPrivateKey` DER.
     pub fn from_sec1_der(der: &[u8]) -> Result<Self, KeyFileError> {
-        let ec = EcPrivateKey::from_der(der).map_err(malformed("SEC1 ECPrivateKey"))?;
-        from_ec_private_key(&ec)
+        from_ec_private_key(der, "SEC1 ECPrivateKey")
     }
 
-    /// Reads SEC1 PEM (`EC PRIVATE KEY`).
+    /// Reads SEC1 PEM (`EC PRIVATE KEY`, or `SM2 PRIVATE KEY` as `openssl ec` labels it).
     pub fn from_sec1_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (label, der) = pem_decode(pem)?;
-        if label != LABEL_SEC1 {
-            return Err(KeyFileError::UnexpectedLabel(label));
-        }
+        let (_, der) = super::pem::select(pem, &[LABEL_SEC1, LABEL_SM2_SEC1])?;
         Self::from_sec1_der(&der)
     }
 
     /// Reads any private-key PEM this library writes or OpenSSL writes for SM2, by its label:
-    /// `PRIVATE KEY`, `EC PRIVATE KEY`, or `ENCRYPTED PRIVATE KEY` (which needs `password`).
+    /// `PRIVATE KEY`, `EC PRIVATE KEY`, `SM2 PRIVATE KEY`, or `ENCRYPTED PRIVATE KEY` (which
+    /// needs `password`). Text around the block, and a public-key block beside it, are
+    /// ignored (see `pem.rs` for what the reader tolerates).
     pub fn from_pem(pem: &str, password: Option<&[u8]>) -> Result<Self, KeyFileError> {
-        let (label, der) = pem_decode(pem)?;
+        let (label, der) = super::pem::select(
+            pem,
+            &[LABEL_PKCS8, LABEL_SEC1, LABEL_SM2_SEC1, LABEL_ENCRYPTED],
+        )?;
         match label.as_str() {
             LABEL_PKCS8 => Self::from_pkcs8_der(&der),
-            LABEL_SEC1 => Self::from_sec1_der(&der),
+            LABEL_SEC1 | LABEL_SM2_SEC1 => Self::from_sec1_der(&der),
             LABEL_ENCRYPTED => match password {
                 Some(p) => Self::from_pkcs8_encrypted_der(&der, p),
                 None => Err(KeyFileError::PasswordRequired),
@@ -287,10 +301,7 @@ impl VerifyingKey {
 
     /// Reads SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
     pub fn from_public_key_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (label, der) = pem_decode(pem)?;
-        if label != LABEL_PUBLIC {
-            return Err(KeyFileError::UnexpectedLabel(label));
-        }
+        let (_, der) = super::pem::select(pem, &[LABEL_PUBLIC])?;
         Self::from_public_key_der(&der)
     }
 }

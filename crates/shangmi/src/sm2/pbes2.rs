@@ -1,8 +1,9 @@
 //! Password-encrypted PKCS#8 (`EncryptedPrivateKeyInfo` with PBES2, RFC 8018).
 //!
 //! Written: PBKDF2 with HMAC-SM3 (or, for readers such as OpenSSL 3.0 that lack it,
-//! HMAC-SHA256) and SM4-CBC. Read: PBKDF2 with HMAC-SM3 or HMAC-SHA256, and SM4-CBC or
-//! AES-128/192/256-CBC (OpenSSL's default is AES-256-CBC with HMAC-SHA256). The iteration count
+//! HMAC-SHA256) and SM4-CBC. Read: PBKDF2 with HMAC-SM3 or HMAC-SHA1/224/256/384/512 (SHA-1
+//! is RFC 8018's default PRF and BouncyCastle's), and SM4-CBC or AES-128/192/256-CBC
+//! (OpenSSL's default is AES-256-CBC with HMAC-SHA256). The iteration count
 //! of a file being read is capped, so a hostile file cannot make the reader spin; a wrong
 //! password and corrupted ciphertext give the same error (CBC cannot tell them apart).
 
@@ -21,7 +22,11 @@ use super::keys::SigningKey;
 const PBES2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.13");
 const PBKDF2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.12");
 const HMAC_SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401.2");
+const HMAC_SHA1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.7");
+const HMAC_SHA224: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.8");
 const HMAC_SHA256: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.9");
+const HMAC_SHA384: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.10");
+const HMAC_SHA512: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.11");
 const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
 const AES128_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.2");
 const AES192_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.22");
@@ -80,21 +85,67 @@ struct Pbkdf2Params<'a> {
     prf: Option<AlgorithmIdentifierRef<'a>>,
 }
 
+/// The PRFs a file being read may name.
+#[derive(Clone, Copy)]
+enum ReadPrf {
+    Sm3,
+    Sha1,
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl ReadPrf {
+    /// The PRF of a PBKDF2 parameter block: absent means HMAC-SHA1 (RFC 8018).
+    fn from_params(prf: Option<AlgorithmIdentifierRef<'_>>) -> Result<Self, KeyFileError> {
+        let Some(p) = prf else {
+            return Ok(ReadPrf::Sha1);
+        };
+        if !null_or_absent(p.parameters) {
+            return Err(KeyFileError::Malformed("PBKDF2 PRF parameters"));
+        }
+        Ok(match p.oid {
+            o if o == HMAC_SM3 => ReadPrf::Sm3,
+            o if o == HMAC_SHA1 => ReadPrf::Sha1,
+            o if o == HMAC_SHA224 => ReadPrf::Sha224,
+            o if o == HMAC_SHA256 => ReadPrf::Sha256,
+            o if o == HMAC_SHA384 => ReadPrf::Sha384,
+            o if o == HMAC_SHA512 => ReadPrf::Sha512,
+            o => return Err(KeyFileError::Unsupported(format!("PBKDF2 PRF {o}"))),
+        })
+    }
+}
+
+impl From<Prf> for ReadPrf {
+    fn from(p: Prf) -> Self {
+        match p {
+            Prf::HmacSm3 => ReadPrf::Sm3,
+            Prf::HmacSha256 => ReadPrf::Sha256,
+        }
+    }
+}
+
 fn derive_key(
-    prf: Prf,
+    prf: ReadPrf,
     password: &[u8],
     salt: &[u8],
     iterations: u32,
     key: &mut [u8],
 ) -> Result<(), KeyFileError> {
+    use pbkdf2::pbkdf2_hmac;
     match prf {
-        Prf::HmacSm3 => crate::sm3::pbkdf2(password, salt, iterations, key)
-            .map_err(|_| KeyFileError::Malformed("PBKDF2 parameters")),
-        Prf::HmacSha256 => {
-            pbkdf2::pbkdf2_hmac::<sha2::Sha256>(password, salt, iterations, key);
-            Ok(())
+        ReadPrf::Sm3 => {
+            return crate::sm3::pbkdf2(password, salt, iterations, key)
+                .map_err(|_| KeyFileError::Malformed("PBKDF2 parameters"));
         }
+        ReadPrf::Sha1 => pbkdf2_hmac::<sha1::Sha1>(password, salt, iterations, key),
+        ReadPrf::Sha224 => pbkdf2_hmac::<sha2::Sha224>(password, salt, iterations, key),
+        ReadPrf::Sha256 => pbkdf2_hmac::<sha2::Sha256>(password, salt, iterations, key),
+        ReadPrf::Sha384 => pbkdf2_hmac::<sha2::Sha384>(password, salt, iterations, key),
+        ReadPrf::Sha512 => pbkdf2_hmac::<sha2::Sha512>(password, salt, iterations, key),
     }
+    Ok(())
 }
 
 fn cbc_decrypt<C>(key: &[u8], iv: &[u8], data: &[u8]) -> Option<Zeroizing<Vec<u8>>>
@@ -153,18 +204,7 @@ impl SigningKey {
             .ok_or(KeyFileError::Malformed("PBKDF2 without parameters"))?
             .decode_as()
             .map_err(malformed("PBKDF2 parameters"))?;
-        let prf = match kdf_params.prf {
-            None => {
-                return Err(KeyFileError::Unsupported(
-                    "PBKDF2 with HMAC-SHA1 (the default PRF)".into(),
-                ));
-            }
-            Some(p) if p.oid == HMAC_SM3 && null_or_absent(p.parameters) => Prf::HmacSm3,
-            Some(p) if p.oid == HMAC_SHA256 && null_or_absent(p.parameters) => Prf::HmacSha256,
-            Some(p) => {
-                return Err(KeyFileError::Unsupported(format!("PBKDF2 PRF {}", p.oid)));
-            }
-        };
+        let prf = ReadPrf::from_params(kdf_params.prf)?;
         let iterations = kdf_params.iteration_count;
         if iterations == 0 {
             return Err(KeyFileError::Malformed("PBKDF2 iteration count of 0"));
@@ -230,10 +270,7 @@ impl SigningKey {
 
     /// Reads encrypted PKCS#8 PEM (`ENCRYPTED PRIVATE KEY`).
     pub fn from_pkcs8_encrypted_pem(pem: &str, password: &[u8]) -> Result<Self, KeyFileError> {
-        let (label, der) = super::keyfile::pem_decode(pem)?;
-        if label != LABEL_ENCRYPTED {
-            return Err(KeyFileError::UnexpectedLabel(label));
-        }
+        let (_, der) = super::pem::select(pem, &[LABEL_ENCRYPTED])?;
         Self::from_pkcs8_encrypted_der(&der, password)
     }
 
@@ -255,7 +292,13 @@ impl SigningKey {
         getrandom::fill(&mut salt_iv).map_err(|_| KeyFileError::Rng)?;
         let (salt, iv) = salt_iv.split_at(16);
         let mut key = Zeroizing::new([0u8; 16]);
-        derive_key(params.prf, password, salt, params.iterations, &mut key[..])?;
+        derive_key(
+            params.prf.into(),
+            password,
+            salt,
+            params.iterations,
+            &mut key[..],
+        )?;
         let plain = self.to_pkcs8_der()?;
         let cipher = crate::sm4::Sm4::new(&key);
         let data = crate::sm4::modes::cbc::encrypt_padded(
