@@ -14,6 +14,7 @@ mod seal_cmd;
 mod secrets;
 mod signals;
 mod sm2_cmd;
+mod sm2_forms;
 mod sm3_cmd;
 mod sm4_cmd;
 mod speed;

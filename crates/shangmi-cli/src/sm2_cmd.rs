@@ -2,7 +2,7 @@
 //! writes (PEM keys as `openssl genpkey -algorithm SM2` writes them, DER signatures, the DER
 //! ciphertext of `openssl pkeyutl -encrypt`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 use shangmi::sm2::{
@@ -17,6 +17,7 @@ use crate::files::{Input, Output, Through, io_error_on, open_input, print, read_
 use crate::held::verified;
 use crate::keyio;
 use crate::progress::Progress;
+use crate::sm2_forms::{self, CipherText, SigForm};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -26,16 +27,20 @@ Examples:
   shangmi sm2 encrypt --pub pub.pem -i secret.txt -o secret.sm2
   shangmi sm2 decrypt --key key.pem -i secret.sm2 -o secret.txt
 
-Keys are PEM as OpenSSL writes them; also read: DER, `openssl ec` output (SM2 PRIVATE KEY),
-explicit curve parameters, PEM with other text or blocks around it, and encrypted PKCS#8
-with any PBKDF2 HMAC (SHA-1/2, SM3). Signatures are DER unless --raw (r || s, 64 bytes),
-over SM3(Z || message) with the ID 1234567812345678 unless --id. OpenSSL 3's own default
-ID is empty: for signatures made by `openssl pkeyutl` without `-pkeyopt distid:`, pass
---id ''.
+Keys are PEM as OpenSSL writes them. Also read: DER; bare keys in hex or bytes (d; 04||x||y,
+x||y or compressed, as sm-crypto and gmssl exchange them); `openssl ec` output (SM2 PRIVATE
+KEY); explicit curve parameters; PEM with other text or blocks around it; encrypted PKCS#8
+with any PBKDF2 HMAC (SHA-1/2, SM3). Signatures are DER unless --sig-form (raw: r || s, 64
+bytes; hex: r || s in hex), over SM3(Z || message) with the ID 1234567812345678 unless --id.
+OpenSSL 3's own default ID is empty: for signatures made by `openssl pkeyutl` without
+`-pkeyopt distid:`, pass --id ''. Ciphertexts in hex, or with C1 lacking its 04: --hex,
+--no-prefix. When a check fails, a hint on stderr names the option the input suggests.
 Exit status: 0 success, 1 verification or decryption failed, 2 usage or I/O error.";
 
 /// Largest input for the DER ciphertext layout, which states C2's length before C2.
 const WHOLE_LIMIT: u64 = 1 << 30;
+/// Largest ciphertext whose structure is looked at for a hint after a failed decryption.
+const HINT_LIMIT: u64 = 16 << 20;
 
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
@@ -62,6 +67,18 @@ impl CipherFormat {
             CipherFormat::C1c2c3 => Format::C1C2C3,
         }
     }
+}
+
+/// How a key is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeyForm {
+    /// PEM, as OpenSSL writes it.
+    Pem,
+    /// The same structure in DER.
+    Der,
+    /// Hex digits: the private key d (64 digits), the public key 04 || x || y (130), as the
+    /// JavaScript and Python SM libraries exchange them.
+    Hex,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -93,6 +110,13 @@ enum Cmd {
         /// PBKDF2 iterations for an encrypted key.
         #[arg(long, default_value_t = sm2::DEFAULT_PBKDF2_ITERATIONS, requires = "password_file")]
         iterations: u32,
+        /// How both keys are written.
+        #[arg(long, value_enum, default_value = "pem")]
+        outform: KeyForm,
+        /// The private key as SEC1 `EC PRIVATE KEY` (what `openssl ec` reads) instead of
+        /// PKCS#8; not with a password.
+        #[arg(long, conflicts_with = "password_file")]
+        sec1: bool,
     },
     /// Write the public key of a private key.
     #[command(after_help = "Example:\n  shangmi sm2 pubkey -i key.pem -o pub.pem")]
@@ -106,6 +130,9 @@ enum Cmd {
         /// Password file for an encrypted key (otherwise asked on the terminal).
         #[arg(long, value_name = "F")]
         password_file: Option<PathBuf>,
+        /// How the public key is written.
+        #[arg(long, value_enum, default_value = "pem")]
+        outform: KeyForm,
     },
     /// Sign a file (stdin by default).
     #[command(after_help = "Example:\n  shangmi sm2 sign --key key.pem -i file -o file.sig")]
@@ -116,9 +143,12 @@ enum Cmd {
         /// one unless given `-pkeyopt distid:...`: then pass --id '').
         #[arg(long)]
         id: Option<String>,
-        /// Write r || s (64 bytes) instead of DER.
-        #[arg(long)]
+        /// Write r || s (64 bytes) instead of DER: the same as --sig-form raw.
+        #[arg(long, conflicts_with = "sig_form")]
         raw: bool,
+        /// How the signature is written.
+        #[arg(long, value_enum, default_value = "der")]
+        sig_form: SigForm,
         #[arg(short, long, value_name = "FILE")]
         input: Option<PathBuf>,
         #[arg(short, long, value_name = "SIG")]
@@ -135,9 +165,12 @@ enum Cmd {
         /// without `-pkeyopt distid:...` needs --id '').
         #[arg(long)]
         id: Option<String>,
-        /// The signature is r || s (64 bytes), not DER.
-        #[arg(long)]
+        /// The signature is r || s (64 bytes), not DER: the same as --sig-form raw.
+        #[arg(long, conflicts_with = "sig_form")]
         raw: bool,
+        /// How the signature is written.
+        #[arg(long, value_enum, default_value = "der")]
+        sig_form: SigForm,
         #[arg(long, value_name = "SIG")]
         sig: PathBuf,
         #[arg(short, long, value_name = "FILE")]
@@ -152,6 +185,13 @@ enum Cmd {
         public: PathBuf,
         #[arg(long, value_enum, default_value = "asn1")]
         format: CipherFormat,
+        /// Write the ciphertext as hex digits.
+        #[arg(long)]
+        hex: bool,
+        /// Write C1 as x || y without its 04 (what sm-crypto and gmssl exchange; c1c3c2
+        /// and c1c2c3 only).
+        #[arg(long)]
+        no_prefix: bool,
         #[arg(short, long, value_name = "IN")]
         input: Option<PathBuf>,
         #[arg(short, long, value_name = "OUT")]
@@ -166,6 +206,12 @@ enum Cmd {
         key: PathBuf,
         #[arg(long, value_enum, default_value = "asn1")]
         format: CipherFormat,
+        /// The ciphertext is hex digits.
+        #[arg(long)]
+        hex: bool,
+        /// C1 is x || y without its 04 (c1c3c2 and c1c2c3 only).
+        #[arg(long)]
+        no_prefix: bool,
         #[arg(short, long, value_name = "IN")]
         input: Option<PathBuf>,
         #[arg(short, long, value_name = "OUT")]
@@ -183,35 +229,46 @@ pub fn run(args: Args) -> Result<Outcome> {
             password_file,
             prf,
             iterations,
-        } => keygen(output, pubout, password_file, prf, iterations),
+            outform,
+            sec1,
+        } => keygen(
+            output,
+            pubout,
+            password_file,
+            prf,
+            iterations,
+            outform,
+            sec1,
+        ),
         Cmd::Pubkey {
             input,
             output,
             password_file,
+            outform,
         } => {
             let key = keyio::private_key(&input, password_file.as_deref())?;
-            write_text(output.as_deref(), &public_pem(&key)?)
+            let mut out = Output::create(output.as_deref())?;
+            out.put(&public_key_bytes(key.verifying_key(), outform)?)?;
+            out.commit()?;
+            Ok(Outcome::Ok)
         }
         Cmd::Sign {
             key,
             id,
             raw,
+            sig_form,
             input,
             output,
             password_file,
         } => {
+            let form = if raw { SigForm::Raw } else { sig_form };
             let key = keyio::private_key(&key, password_file.as_deref())?;
             let id = id_bytes(id.as_deref())?;
             let z = key.verifying_key().z(&id).map_err(|e| error("--id", e))?;
             let e = digest(&z, open_input(input.as_deref())?)?;
             let sig = key.sign_digest(&e).map_err(|e| error("sign", e))?;
-            let bytes = if raw {
-                sig.to_bytes().to_vec()
-            } else {
-                sig.to_der()
-            };
             let mut out = Output::create(output.as_deref())?;
-            out.put(&bytes)?;
+            out.put(&form.encode(&sig))?;
             out.commit()?;
             Ok(Outcome::Ok)
         }
@@ -219,51 +276,97 @@ pub fn run(args: Args) -> Result<Outcome> {
             public,
             id,
             raw,
+            sig_form,
             sig,
             input,
         } => {
+            let form = if raw { SigForm::Raw } else { sig_form };
             let key = keyio::public_key(&public, None)?;
             let id = id_bytes(id.as_deref())?;
             // A DER signature is at most 72 bytes; a bound keeps /dev/zero out.
             let sig_bytes = read_small(&sig, 64 * 1024)?;
-            let parsed = if raw {
-                <[u8; 64]>::try_from(sig_bytes.as_slice())
-                    .ok()
-                    .and_then(|b| Signature::from_bytes(&b).ok())
-            } else {
-                Signature::from_der(&sig_bytes).ok()
-            };
+            let parsed = form.decode(&sig_bytes);
             let z = key.z(&id).map_err(|e| error("--id", e))?;
             let e = digest(&z, open_input(input.as_deref())?)?;
             let ok = parsed.is_some_and(|s| key.verify_digest(&e, &s).is_ok());
             if ok {
                 print("Verified OK\n")?;
-                Ok(Outcome::Ok)
-            } else {
-                print("Verification failure\n")?;
-                Ok(Outcome::Mismatch)
+                return Ok(Outcome::Ok);
             }
+            print("Verification failure\n")?;
+            // Another ID can only be tried on an input that can be read again.
+            let again = input.as_deref().filter(|p| p.as_os_str() != "-");
+            let verifies_with = |other: &[u8], s: &Signature| {
+                let Some(path) = again else { return false };
+                let (Ok(z), Ok(input)) = (key.z(other), open_input(Some(path))) else {
+                    return false;
+                };
+                digest(&z, input).is_ok_and(|e| key.verify_digest(&e, s).is_ok())
+            };
+            if let Some(hint) = sm2_forms::verify_hint(form, &sig_bytes, &id, verifies_with) {
+                crate::fail::report(sig.display(), format!("hint: {hint}"));
+            }
+            Ok(Outcome::Mismatch)
         }
         Cmd::Encrypt {
             public,
             format,
+            hex,
+            no_prefix,
             input,
             output,
         } => {
+            let form = cipher_text(format, hex, no_prefix)?;
             let key = keyio::public_key(&public, None)?;
-            encrypt(&key, format.format(), open_input(input.as_deref())?, output)
+            let input = open_input(input.as_deref())?;
+            if form.is_plain() {
+                return encrypt(&key, format.format(), input, output);
+            }
+            let name = input.name.clone();
+            let msg = input.read_all(WHOLE_LIMIT)?;
+            let ct = key
+                .encrypt(&msg, format.format())
+                .map_err(|e| error(&name, e))?;
+            let mut out = Output::create(output.as_deref())?;
+            out.put(&form.encode(ct))?;
+            out.commit()?;
+            Ok(Outcome::Ok)
         }
         Cmd::Decrypt {
             key,
             format,
+            hex,
+            no_prefix,
             input,
             output,
             password_file,
         } => {
+            let form = cipher_text(format, hex, no_prefix)?;
             let key = keyio::private_key(&key, password_file.as_deref())?;
-            decrypt(&key, format.format(), open_input(input.as_deref())?, output)
+            let format = format.format();
+            let outcome = decrypt(&key, format, form, open_input(input.as_deref())?, output);
+            // The structure of a named input may say which option was missed.
+            if let Err(f) = &outcome
+                && f.outcome == Outcome::Mismatch
+                && let Some(path) = input.as_deref().filter(|p| p.as_os_str() != "-")
+                && let Ok(data) = read_small(path, HINT_LIMIT)
+                && let Some(hint) = sm2_forms::decrypt_hint(format, form, &data)
+            {
+                crate::fail::report(path.display(), format!("hint: {hint}"));
+            }
+            outcome
         }
     }
+}
+
+fn cipher_text(format: CipherFormat, hex: bool, no_prefix: bool) -> Result<CipherText> {
+    if no_prefix && format == CipherFormat::Asn1 {
+        return Err(error(
+            "--no-prefix",
+            "applies to --format c1c3c2 and c1c2c3 (DER has no 04)",
+        ));
+    }
+    Ok(CipherText { hex, no_prefix })
 }
 
 fn id_bytes(id: Option<&str>) -> Result<Vec<u8>> {
@@ -291,17 +394,13 @@ fn digest(z: &[u8; 32], mut input: Input) -> Result<[u8; 32]> {
     Ok(h.finalize())
 }
 
-fn public_pem(key: &SigningKey) -> Result<String> {
-    key.verifying_key()
-        .to_public_key_pem()
-        .map_err(|e| error("public key", e))
-}
-
-fn write_text(path: Option<&Path>, text: &str) -> Result<Outcome> {
-    let mut out = Output::create(path)?;
-    out.put(text.as_bytes())?;
-    out.commit()?;
-    Ok(Outcome::Ok)
+fn public_key_bytes(key: &sm2::VerifyingKey, form: KeyForm) -> Result<Vec<u8>> {
+    let fail = |e| error("public key", e);
+    Ok(match form {
+        KeyForm::Pem => key.to_public_key_pem().map_err(fail)?.into_bytes(),
+        KeyForm::Der => key.to_public_key_der().map_err(fail)?,
+        KeyForm::Hex => sm2_forms::hex_line(&key.to_uncompressed()),
+    })
 }
 
 fn keygen(
@@ -310,9 +409,18 @@ fn keygen(
     password_file: Option<PathBuf>,
     prf: PrfChoice,
     iterations: u32,
+    outform: KeyForm,
+    sec1: bool,
 ) -> Result<Outcome> {
+    if outform == KeyForm::Hex && (sec1 || password_file.is_some()) {
+        return Err(error(
+            "--outform hex",
+            "a hex key is the bare d: it has no SEC1 form and cannot be encrypted",
+        ));
+    }
     let key = SigningKey::random().map_err(|e| error("keygen", e))?;
-    let pem: Zeroizing<String> = match &password_file {
+    let fail = |e| error("keygen", e);
+    let private: Zeroizing<Vec<u8>> = match &password_file {
         Some(f) => {
             let password = crate::secrets::password_from_file(f)?;
             let params = EncryptionParams {
@@ -322,12 +430,29 @@ fn keygen(
                 },
                 iterations,
             };
-            Zeroizing::new(
-                key.to_pkcs8_encrypted_pem(&password, params)
-                    .map_err(|e| error("--iterations", e))?,
-            )
+            let der = key
+                .to_pkcs8_encrypted_der(&password, params)
+                .map_err(|e| error("--iterations", e))?;
+            match outform {
+                KeyForm::Der => Zeroizing::new(der),
+                _ => Zeroizing::new(
+                    key.to_pkcs8_encrypted_pem(&password, params)
+                        .map_err(|e| error("--iterations", e))?
+                        .into_bytes(),
+                ),
+            }
         }
-        None => key.to_pkcs8_pem().map_err(|e| error("keygen", e))?,
+        None => match (outform, sec1) {
+            (KeyForm::Pem, false) => {
+                Zeroizing::new(key.to_pkcs8_pem().map_err(fail)?.as_bytes().to_vec())
+            }
+            (KeyForm::Pem, true) => {
+                Zeroizing::new(key.to_sec1_pem().map_err(fail)?.as_bytes().to_vec())
+            }
+            (KeyForm::Der, false) => Zeroizing::new(key.to_pkcs8_der().map_err(fail)?.to_vec()),
+            (KeyForm::Der, true) => Zeroizing::new(key.to_sec1_der().map_err(fail)?.to_vec()),
+            (KeyForm::Hex, _) => sm2_forms::hex_line_secret(&key.to_bytes()[..]),
+        },
     };
     // Both outputs are prepared before either is committed, and named files are committed
     // before stdout, which cannot be taken back: if a later commit fails, the files already
@@ -335,11 +460,11 @@ fn keygen(
     let mut outs = Vec::new();
     if let Some(p) = &pubout {
         let mut o = Output::create(Some(p))?;
-        o.put(public_pem(&key)?.as_bytes())?;
+        o.put(&public_key_bytes(key.verifying_key(), outform)?)?;
         outs.push((o, Some(p.clone())));
     }
     let mut o = Output::create(output.as_deref())?;
-    o.put(pem.as_bytes())?;
+    o.put(&private)?;
     let named = output.as_ref().filter(|p| p.as_os_str() != "-").cloned();
     outs.push((o, named));
     outs.sort_by_key(|(o, _)| !o.is_atomic());
@@ -355,6 +480,14 @@ fn keygen(
         if let (true, Some(p)) = (atomic, path) {
             committed.push(p);
         }
+    }
+    // Said once the key exists, so that a failure stays one line.
+    if password_file.is_some() && prf == PrfChoice::Sm3 {
+        crate::fail::report(
+            "note",
+            "the key is encrypted with PBKDF2-HMAC-SM3, which OpenSSL 3.0 cannot read \
+             (--prf sha256 writes one it can)",
+        );
     }
     Ok(Outcome::Ok)
 }
@@ -438,6 +571,7 @@ fn pump(
 fn decrypt(
     key: &SigningKey,
     format: Format,
+    form: CipherText,
     input: Input,
     output: Option<PathBuf>,
 ) -> Result<Outcome> {
@@ -448,6 +582,15 @@ fn decrypt(
             "decryption failed (wrong key, wrong format or tampered); nothing written",
         )
     };
+    if !form.is_plain() {
+        let data = input.read_all(WHOLE_LIMIT)?;
+        let ct = form.decode(&data).map_err(|e| rejected(&name, e))?;
+        let msg = Zeroizing::new(key.decrypt(&ct, format).map_err(|_| failed())?);
+        let mut out = Output::create(output.as_deref())?;
+        out.put(&msg)?;
+        out.commit()?;
+        return Ok(Outcome::Ok);
+    }
     let mut out = Output::create(output.as_deref())?;
     let out_name = out.name.clone();
     if format == Format::Der {

@@ -99,3 +99,236 @@ fn every_form_of_one_key_gives_the_same_public_key() {
         }
     }
 }
+
+fn run_code(d: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let o = common::run(d, args, None);
+    (
+        common::code(&o),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn hex_and_bare_keys_as_the_script_libraries_exchange_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(
+        d,
+        &[
+            "sm2",
+            "keygen",
+            "--outform",
+            "hex",
+            "-o",
+            "k.hex",
+            "--pubout",
+            "p.hex",
+        ],
+    );
+    let d_hex = fs::read_to_string(d.join("k.hex")).unwrap();
+    let p_hex = fs::read_to_string(d.join("p.hex")).unwrap();
+    assert_eq!(d_hex.trim().len(), 64);
+    assert!(p_hex.starts_with("04") && p_hex.trim().len() == 130);
+    // The same public key from the hex private key, and in every bare layout.
+    let again = ok(d, &["sm2", "pubkey", "-i", "k.hex", "--outform", "hex"]);
+    assert_eq!(String::from_utf8(again).unwrap(), p_hex);
+    let xy = &p_hex.trim()[2..];
+    let y_odd = u8::from_str_radix(&xy[126..], 16).unwrap() & 1;
+    let compressed = format!("0{}{}", 2 + y_odd, &xy[..64]);
+    let bytes = hex::decode(p_hex.trim()).unwrap();
+    fs::write(d.join("xy.hex"), xy.to_uppercase()).unwrap();
+    fs::write(d.join("c.hex"), &compressed).unwrap();
+    fs::write(d.join("p.bin"), &bytes).unwrap();
+    fs::write(d.join("k.bin"), hex::decode(d_hex.trim()).unwrap()).unwrap();
+    // PEM from the hex key matches what OpenSSL derives from a DER copy of it.
+    ok(d, &["sm2", "keygen", "--outform", "der", "-o", "k.der"]);
+    openssl(
+        d,
+        &[
+            "pkey", "-inform", "DER", "-in", "k.der", "-pubout", "-out", "kder.pub",
+        ],
+    );
+    assert_eq!(
+        ok(d, &["sm2", "pubkey", "-i", "k.der"]),
+        fs::read(d.join("kder.pub")).unwrap()
+    );
+    fs::write(d.join("m"), b"message").unwrap();
+    for key in ["k.hex", "k.bin"] {
+        for form in ["der", "raw", "hex", "der-hex"] {
+            ok(
+                d,
+                &[
+                    "sm2",
+                    "sign",
+                    "--key",
+                    key,
+                    "--sig-form",
+                    form,
+                    "-i",
+                    "m",
+                    "-o",
+                    "s",
+                ],
+            );
+            for public in ["p.hex", "xy.hex", "c.hex", "p.bin", "k.hex"] {
+                let out = ok(
+                    d,
+                    &[
+                        "sm2",
+                        "verify",
+                        "--pub",
+                        public,
+                        "--sig",
+                        "s",
+                        "--sig-form",
+                        form,
+                        "-i",
+                        "m",
+                    ],
+                );
+                assert_eq!(out, b"Verified OK\n", "{key} {form} {public}");
+            }
+        }
+    }
+    // A file that is no key says what it saw.
+    fs::write(d.join("junk"), [7u8; 40]).unwrap();
+    let (code, _, err) = run_code(d, &["sm2", "pubkey", "-i", "junk"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not a key file") && err.contains("40 bytes"),
+        "{err}"
+    );
+    // SEC1 output is what `openssl ec` reads.
+    ok(d, &["sm2", "keygen", "--sec1", "-o", "sec1.pem"]);
+    assert!(
+        fs::read_to_string(d.join("sec1.pem"))
+            .unwrap()
+            .starts_with("-----BEGIN EC PRIVATE KEY-----")
+    );
+    openssl(d, &["ec", "-in", "sec1.pem", "-noout"]);
+}
+
+#[test]
+fn failed_checks_name_the_likely_format_mistake() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(d, &["sm2", "keygen", "-o", "k.pem", "--pubout", "p.pem"]);
+    fs::write(d.join("m"), b"message").unwrap();
+    // The signature's form.
+    ok(
+        d,
+        &["sm2", "sign", "--key", "k.pem", "-i", "m", "-o", "s.der"],
+    );
+    for (form, want) in [("raw", "try --sig-form der"), ("hex", "try --sig-form der")] {
+        let (code, out, err) = run_code(
+            d,
+            &[
+                "sm2",
+                "verify",
+                "--pub",
+                "p.pem",
+                "--sig",
+                "s.der",
+                "--sig-form",
+                form,
+                "-i",
+                "m",
+            ],
+        );
+        assert_eq!((code, out.as_str()), (1, "Verification failure\n"));
+        assert!(err.contains(want), "{form}: {err}");
+    }
+    // The ID: made with OpenSSL 3's empty default, checked with the standard one.
+    ok(
+        d,
+        &[
+            "sm2", "sign", "--key", "k.pem", "--id", "", "-i", "m", "-o", "s0",
+        ],
+    );
+    let (code, _, err) = run_code(
+        d,
+        &["sm2", "verify", "--pub", "p.pem", "--sig", "s0", "-i", "m"],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("--id ''"), "{err}");
+    // Tampering gets no hint.
+    let mut sig = fs::read(d.join("s.der")).unwrap();
+    let last = sig.len() - 1;
+    sig[last] ^= 1;
+    fs::write(d.join("bad"), sig).unwrap();
+    let (code, _, err) = run_code(
+        d,
+        &["sm2", "verify", "--pub", "p.pem", "--sig", "bad", "-i", "m"],
+    );
+    assert_eq!((code, err.as_str()), (1, ""));
+    // Ciphertexts: hex, a C1 without 04, the layout.
+    let mut c1_not_a_prefix = false;
+    for _ in 0..50 {
+        ok(
+            d,
+            &[
+                "sm2",
+                "encrypt",
+                "--pub",
+                "p.pem",
+                "--format",
+                "c1c3c2",
+                "--no-prefix",
+                "--hex",
+                "-i",
+                "m",
+                "-o",
+                "c.hex",
+            ],
+        );
+        let text = fs::read_to_string(d.join("c.hex")).unwrap();
+        if !["02", "03", "04"].contains(&&text[..2]) {
+            c1_not_a_prefix = true;
+            break;
+        }
+    }
+    assert!(c1_not_a_prefix);
+    let dec = |extra: &[&str]| {
+        let mut args = vec![
+            "sm2", "decrypt", "--key", "k.pem", "--format", "c1c3c2", "-i", "c.hex",
+        ];
+        args.extend_from_slice(extra);
+        run_code(d, &args)
+    };
+    assert_eq!(dec(&["--no-prefix", "--hex"]).1, "message");
+    for (extra, want) in [(&[][..], "try --hex"), (&["--hex"][..], "try --no-prefix")] {
+        let (code, out, err) = dec(extra);
+        assert_eq!((code, out.as_str()), (1, ""), "{extra:?}");
+        assert!(
+            err.contains("decryption failed") && err.contains(want),
+            "{extra:?}: {err}"
+        );
+    }
+    ok(
+        d,
+        &["sm2", "encrypt", "--pub", "p.pem", "-i", "m", "-o", "c.der"],
+    );
+    let (code, _, err) = run_code(
+        d,
+        &[
+            "sm2", "decrypt", "--key", "k.pem", "--format", "c1c3c2", "-i", "c.der",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("--format asn1"), "{err}");
+    // --no-prefix has no meaning for DER.
+    let (code, _, _) = run_code(
+        d,
+        &[
+            "sm2",
+            "decrypt",
+            "--key",
+            "k.pem",
+            "--no-prefix",
+            "-i",
+            "c.der",
+        ],
+    );
+    assert_eq!(code, 2);
+}
