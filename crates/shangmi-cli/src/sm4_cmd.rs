@@ -87,7 +87,8 @@ pub struct Args {
     /// Additional authenticated data for gcm and ccm, in hex.
     #[arg(long, value_name = "HEX")]
     aad: Option<String>,
-    /// Tag length in bytes for gcm (12 to 16) and ccm (4 to 16, even).
+    /// Tag length in bytes for gcm (12 to 16, or the short 8 and 4 that NIST SP 800-38D
+    /// allows for protocols that need them) and ccm (4 to 16, even).
     #[arg(long, value_name = "N", default_value_t = 16)]
     tag_len: usize,
     /// ecb, cbc: no PKCS#7 padding (the input must be whole 16-byte blocks).
@@ -316,7 +317,7 @@ fn nonce(args: &Args) -> Result<Vec<u8>> {
 /// GCM, streamed: the tag follows the ciphertext. Decryption releases nothing unless the tag
 /// verifies.
 fn gcm(args: &Args, key: &[u8], aad: &[u8]) -> Result<Outcome> {
-    let g = Sm4Gcm::with_tag_len(key.try_into().expect("16 bytes"), args.tag_len)
+    let g = Sm4Gcm::with_short_tag(key.try_into().expect("16 bytes"), args.tag_len)
         .map_err(|e| error("--tag-len", e))?;
     let nonce = nonce(args)?;
     g.start(&nonce, aad).map_err(|e| error("--iv", e))?;

@@ -732,7 +732,12 @@ fn tag_and_nonce_lengths_come_from_the_configuration() {
         g16.decrypt_in_place_detached(&[0; 12], b"", &mut ct, &full[3..3 + 12])
             .is_err()
     );
-    assert!(Sm4Gcm::with_short_tag(&key, 4).is_ok());
+    for t in [4usize, 8, 12, 16] {
+        assert!(Sm4Gcm::with_short_tag(&key, t).is_ok(), "tag {t}");
+    }
+    for t in [0usize, 3, 5, 7, 9, 11, 17] {
+        assert!(Sm4Gcm::with_short_tag(&key, t).is_err(), "tag {t}");
+    }
     assert_eq!(g16.encrypt(&[], b"", b"x").err(), Some(Error::InvalidNonce));
     for n in [0usize, 6, 14, 16] {
         assert_eq!(

@@ -56,11 +56,11 @@ impl Sm4Gcm {
         Ok(Self::from_cipher(Sm4::new(key), tag_len))
     }
 
-    /// SM4-GCM with tags of 4 to 16 bytes. Tags under 12 bytes can be forged with far less
-    /// work than 2^96 (NIST SP 800-38D Appendix C limits their use); only for protocols that
-    /// require them.
+    /// SM4-GCM with the tag lengths NIST SP 800-38D allows: 12 to 16 bytes, and the short 8
+    /// and 4. Short tags can be forged with far less work than 2^96 (its Appendix C limits
+    /// their use); only for protocols that require them.
     pub fn with_short_tag(key: &[u8; 16], tag_len: usize) -> Result<Self, Error> {
-        if !(4..=16).contains(&tag_len) {
+        if !(matches!(tag_len, 4 | 8) || (12..=16).contains(&tag_len)) {
             return Err(Error::InvalidTagLength);
         }
         Ok(Self::from_cipher(Sm4::new(key), tag_len))

@@ -1,7 +1,8 @@
-//! Key files that the `openssl` command writes in its less common forms, read by the CLI as a
-//! user hands them over: `openssl ec` output (`SM2 PRIVATE KEY`), explicit curve parameters,
-//! PKCS#8 encrypted with PBKDF2-HMAC-SHA1, `openssl pkcs12 -nodes` output (bag attributes, a
-//! certificate before the key) and `openssl pkey -text` output (a dump after the key).
+//! What other SM tools write, handed to the CLI as a user would: key files in the `openssl`
+//! command's less common forms (`openssl ec` output, explicit curve parameters, PKCS#8 with
+//! PBKDF2-HMAC-SHA1, `openssl pkcs12 -nodes` and `openssl pkey -text` output), the hex and
+//! bare forms of the JavaScript and Python libraries, the hints a failed check gives, and
+//! SP 800-38D's short GCM tags.
 
 use std::fs;
 
@@ -331,4 +332,86 @@ fn failed_checks_name_the_likely_format_mistake() {
         ],
     );
     assert_eq!(code, 2);
+}
+
+#[test]
+fn gcm_short_tags_are_the_full_tag_cut_and_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("m"), common::data(1000, 9)).unwrap();
+    let key = "0123456789abcdeffedcba9876543210";
+    let iv = "000000000000000000000001";
+    let enc = |t: &str, out: &str| {
+        ok(
+            d,
+            &[
+                "sm4",
+                "enc",
+                "--mode",
+                "gcm",
+                "--key",
+                key,
+                "--iv",
+                iv,
+                "--tag-len",
+                t,
+                "-i",
+                "m",
+                "-o",
+                out,
+            ],
+        );
+        fs::read(d.join(out)).unwrap()
+    };
+    let full = enc("16", "c16");
+    for t in [4usize, 8, 12] {
+        let c = enc(&t.to_string(), "c");
+        assert_eq!(c, full[..1000 + t], "tag {t}");
+        let back = ok(
+            d,
+            &[
+                "sm4",
+                "dec",
+                "--mode",
+                "gcm",
+                "--key",
+                key,
+                "--iv",
+                iv,
+                "--tag-len",
+                &t.to_string(),
+                "-i",
+                "c",
+            ],
+        );
+        assert_eq!(back, common::data(1000, 9));
+        // The length is the caller's: the same file read with another length fails.
+        let (code, out, _) = run_code(
+            d,
+            &[
+                "sm4", "dec", "--mode", "gcm", "--key", key, "--iv", iv, "-i", "c",
+            ],
+        );
+        assert_eq!((code, out.as_str()), (1, ""), "tag {t}");
+    }
+    for t in ["5", "9", "11"] {
+        let (code, _, _) = run_code(
+            d,
+            &[
+                "sm4",
+                "enc",
+                "--mode",
+                "gcm",
+                "--key",
+                key,
+                "--iv",
+                iv,
+                "--tag-len",
+                t,
+                "-i",
+                "m",
+            ],
+        );
+        assert_eq!(code, 2, "tag {t}");
+    }
 }
