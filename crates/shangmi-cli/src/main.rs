@@ -15,6 +15,7 @@ mod secrets;
 mod signals;
 mod sm2_cmd;
 mod sm2_forms;
+mod sm2_inspect;
 mod sm3_cmd;
 mod sm4_cmd;
 mod speed;

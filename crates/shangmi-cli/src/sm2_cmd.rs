@@ -18,6 +18,7 @@ use crate::held::verified;
 use crate::keyio;
 use crate::progress::Progress;
 use crate::sm2_forms::{self, CipherText, SigForm};
+use crate::sm2_inspect;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -36,6 +37,15 @@ OpenSSL 3's own default ID is empty: for signatures made by `openssl pkeyutl` wi
 `-pkeyopt distid:`, pass --id ''. Ciphertexts in hex, or with C1 lacking its 04: --hex,
 --no-prefix. When a check fails, a hint on stderr names the option the input suggests.
 Exit status: 0 success, 1 verification or decryption failed, 2 usage or I/O error.";
+
+const CONVERT_HELP: &str = "\
+Examples:
+  shangmi sm2 convert sig -i s.der --from der --to hex          (r || s in hex)
+  shangmi sm2 convert pub -i pub.pem --to xy-hex                 (gmssl's public key)
+  shangmi sm2 convert key -i d.hex --to pem                      (a bare d as PKCS#8)
+  shangmi sm2 convert ciphertext -i c.hex --from c1c3c2 --from-hex --from-no-prefix --to asn1
+
+A private key is written unencrypted. A ciphertext's C3 is not checked (that needs the key).";
 
 /// Largest input for the DER ciphertext layout, which states C2's length before C2.
 const WHOLE_LIMIT: u64 = 1 << 30;
@@ -197,6 +207,46 @@ enum Cmd {
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
+    /// Say what a key, signature or ciphertext file is (its encoding, structure and sizes).
+    #[command(after_help = "Example:\n  shangmi sm2 inspect peer-signature.txt")]
+    Inspect {
+        /// The file.
+        file: PathBuf,
+    },
+    /// Rewrite a key, signature or ciphertext in another layout or encoding.
+    #[command(after_help = CONVERT_HELP)]
+    Convert {
+        /// What the input holds.
+        #[arg(value_enum)]
+        kind: ConvertKind,
+        #[arg(short, long, value_name = "IN")]
+        input: PathBuf,
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// The input's form: for sig der|raw|hex|der-hex; for ciphertext asn1|c1c3c2|c1c2c3
+        /// (keys are recognised whatever their form).
+        #[arg(long)]
+        from: Option<String>,
+        /// The output's form: for key pem|der|sec1|sec1-der|hex; for pub
+        /// pem|der|hex|xy-hex|compressed-hex|raw; for sig and ciphertext as --from.
+        #[arg(long)]
+        to: String,
+        /// Ciphertext input in hex.
+        #[arg(long)]
+        from_hex: bool,
+        /// Ciphertext input with C1 lacking its 04.
+        #[arg(long)]
+        from_no_prefix: bool,
+        /// Ciphertext output in hex.
+        #[arg(long)]
+        to_hex: bool,
+        /// Ciphertext output with C1 lacking its 04.
+        #[arg(long)]
+        to_no_prefix: bool,
+        /// Password file for an encrypted private key.
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+    },
     /// Decrypt with a private key; writes nothing unless C3 verifies.
     #[command(
         after_help = "Example:\n  shangmi sm2 decrypt --key key.pem -i secret.sm2 -o secret.txt"
@@ -219,6 +269,19 @@ enum Cmd {
         #[arg(long, value_name = "F")]
         password_file: Option<PathBuf>,
     },
+}
+
+/// What `sm2 convert` converts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ConvertKind {
+    /// A private key file in any form the key readers take.
+    Key,
+    /// A public key (or a private key's public half).
+    Pub,
+    /// A signature.
+    Sig,
+    /// An SM2 ciphertext.
+    Ciphertext,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
@@ -332,6 +395,45 @@ pub fn run(args: Args) -> Result<Outcome> {
             out.commit()?;
             Ok(Outcome::Ok)
         }
+        Cmd::Inspect { file } => {
+            let data = read_small(&file, HINT_LIMIT)?;
+            let mut text = sm2_inspect::describe(&data).join("\n");
+            text.push('\n');
+            print(&text)?;
+            Ok(Outcome::Ok)
+        }
+        Cmd::Convert {
+            kind,
+            input,
+            output,
+            from,
+            to,
+            from_hex,
+            from_no_prefix,
+            to_hex,
+            to_no_prefix,
+            password_file,
+        } => {
+            let bytes = convert(
+                kind,
+                &input,
+                from.as_deref(),
+                &to,
+                CipherText {
+                    hex: from_hex,
+                    no_prefix: from_no_prefix,
+                },
+                CipherText {
+                    hex: to_hex,
+                    no_prefix: to_no_prefix,
+                },
+                password_file.as_deref(),
+            )?;
+            let mut out = Output::create(output.as_deref())?;
+            out.put(&bytes)?;
+            out.commit()?;
+            Ok(Outcome::Ok)
+        }
         Cmd::Decrypt {
             key,
             format,
@@ -355,6 +457,92 @@ pub fn run(args: Args) -> Result<Outcome> {
                 crate::fail::report(path.display(), format!("hint: {hint}"));
             }
             outcome
+        }
+    }
+}
+
+fn form<T: ValueEnum>(option: &str, value: &str) -> Result<T> {
+    T::from_str(value, true).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        error(
+            option,
+            format!("\"{value}\" is not one of {}", names.join(", ")),
+        )
+    })
+}
+
+fn convert(
+    kind: ConvertKind,
+    input: &std::path::Path,
+    from: Option<&str>,
+    to: &str,
+    from_ct: CipherText,
+    to_ct: CipherText,
+    password_file: Option<&std::path::Path>,
+) -> Result<Zeroizing<Vec<u8>>> {
+    let name = input.display();
+    if kind != ConvertKind::Ciphertext
+        && (from_ct.hex || from_ct.no_prefix || to_ct.hex || to_ct.no_prefix)
+    {
+        return Err(error(
+            "--from-hex/--to-hex/--*-no-prefix",
+            "apply to ciphertexts",
+        ));
+    }
+    match kind {
+        ConvertKind::Key => {
+            if from.is_some() {
+                return Err(error("--from", "keys are recognised whatever their form"));
+            }
+            let to: sm2_inspect::KeyOut = form("--to", to)?;
+            let key = keyio::private_key(input, password_file)?;
+            sm2_inspect::key_bytes(&key, to).map_err(|e| error(&name, e))
+        }
+        ConvertKind::Pub => {
+            if from.is_some() {
+                return Err(error("--from", "keys are recognised whatever their form"));
+            }
+            let to: sm2_inspect::PubOut = form("--to", to)?;
+            let key = keyio::public_key(input, password_file)?;
+            Ok(Zeroizing::new(
+                sm2_inspect::pub_bytes(&key, to).map_err(|e| error(&name, e))?,
+            ))
+        }
+        ConvertKind::Sig => {
+            let from: SigForm = form("--from", from.ok_or_else(|| error("--from", "needed"))?)?;
+            let to: SigForm = form("--to", to)?;
+            let data = read_small(input, 64 * 1024)?;
+            let out = sm2_inspect::convert_sig(&data, from, to).ok_or_else(|| {
+                error(
+                    &name,
+                    format!("not a signature in the {} form", from.name()),
+                )
+            })?;
+            Ok(Zeroizing::new(out))
+        }
+        ConvertKind::Ciphertext => {
+            let from: CipherFormat =
+                form("--from", from.ok_or_else(|| error("--from", "needed"))?)?;
+            let to: CipherFormat = form("--to", to)?;
+            let from_ct = cipher_text(from, from_ct.hex, from_ct.no_prefix)?;
+            let to_ct = cipher_text(to, to_ct.hex, to_ct.no_prefix)?;
+            let data = open_input(Some(input))?.read_all(WHOLE_LIMIT)?;
+            let ct = from_ct.decode(&data).map_err(|e| error(&name, e))?;
+            let out = sm2::convert(&ct, from.format(), to.format(), PointEncoding::Uncompressed)
+                .map_err(|_| {
+                    let from = from.to_possible_value().expect("named");
+                    error(
+                        &name,
+                        format!(
+                            "not a {} ciphertext (C1 must be on the curve)",
+                            from.get_name()
+                        ),
+                    )
+                })?;
+            Ok(Zeroizing::new(to_ct.encode(out)))
         }
     }
 }

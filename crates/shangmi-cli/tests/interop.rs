@@ -415,3 +415,163 @@ fn gcm_short_tags_are_the_full_tag_cut_and_are_checked() {
         assert_eq!(code, 2, "tag {t}");
     }
 }
+
+#[test]
+fn convert_round_trips_every_pair_and_inspect_names_each_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(d, &["sm2", "keygen", "-o", "k.pem", "--pubout", "p.pem"]);
+    fs::write(d.join("m"), common::data(300, 3)).unwrap();
+    // Signatures: every form to every form, each still verifying.
+    let sig_forms = ["der", "raw", "hex", "der-hex"];
+    ok(
+        d,
+        &["sm2", "sign", "--key", "k.pem", "-i", "m", "-o", "s.der"],
+    );
+    for from in sig_forms {
+        ok(
+            d,
+            &[
+                "sm2", "convert", "sig", "-i", "s.der", "--from", "der", "--to", from, "-o", "a",
+            ],
+        );
+        for to in sig_forms {
+            ok(
+                d,
+                &[
+                    "sm2", "convert", "sig", "-i", "a", "--from", from, "--to", to, "-o", "b",
+                ],
+            );
+            let out = ok(
+                d,
+                &[
+                    "sm2",
+                    "verify",
+                    "--pub",
+                    "p.pem",
+                    "--sig",
+                    "b",
+                    "--sig-form",
+                    to,
+                    "-i",
+                    "m",
+                ],
+            );
+            assert_eq!(out, b"Verified OK\n", "{from} -> {to}");
+        }
+    }
+    // Ciphertexts: every layout and encoding to every other, each still decrypting.
+    let mut forms: Vec<(&str, Vec<&str>)> = Vec::new();
+    for format in ["asn1", "c1c3c2", "c1c2c3"] {
+        for hex in [false, true] {
+            for bare in [false, true] {
+                if bare && format == "asn1" {
+                    continue;
+                }
+                let mut flags = Vec::new();
+                if hex {
+                    flags.push("hex");
+                }
+                if bare {
+                    flags.push("no-prefix");
+                }
+                forms.push((format, flags));
+            }
+        }
+    }
+    ok(
+        d,
+        &["sm2", "encrypt", "--pub", "p.pem", "-i", "m", "-o", "c.der"],
+    );
+    for (from, from_flags) in &forms {
+        let mut args = vec![
+            "sm2",
+            "convert",
+            "ciphertext",
+            "-i",
+            "c.der",
+            "--from",
+            "asn1",
+        ];
+        args.extend(["--to", from, "-o", "a"]);
+        let to_flags: Vec<String> = from_flags.iter().map(|f| format!("--to-{f}")).collect();
+        args.extend(to_flags.iter().map(String::as_str));
+        ok(d, &args);
+        for (to, flags) in &forms {
+            let mut args = vec!["sm2", "convert", "ciphertext", "-i", "a", "--from", from];
+            let fl: Vec<String> = from_flags.iter().map(|f| format!("--from-{f}")).collect();
+            args.extend(fl.iter().map(String::as_str));
+            args.extend(["--to", to, "-o", "b"]);
+            let tl: Vec<String> = flags.iter().map(|f| format!("--to-{f}")).collect();
+            args.extend(tl.iter().map(String::as_str));
+            ok(d, &args);
+            let mut dec = vec![
+                "sm2", "decrypt", "--key", "k.pem", "--format", to, "-i", "b",
+            ];
+            let dl: Vec<String> = flags.iter().map(|f| format!("--{f}")).collect();
+            dec.extend(dl.iter().map(String::as_str));
+            assert_eq!(
+                ok(d, &dec),
+                common::data(300, 3),
+                "{from} {from_flags:?} -> {to} {flags:?}"
+            );
+        }
+    }
+    // Keys: every output form reads back as the same key.
+    let want = ok(d, &["sm2", "pubkey", "-i", "k.pem"]);
+    for to in ["pem", "der", "sec1", "sec1-der", "hex"] {
+        ok(
+            d,
+            &[
+                "sm2", "convert", "key", "-i", "k.pem", "--to", to, "-o", "k2",
+            ],
+        );
+        assert_eq!(ok(d, &["sm2", "pubkey", "-i", "k2"]), want, "{to}");
+    }
+    for to in ["pem", "der", "hex", "xy-hex", "compressed-hex", "raw"] {
+        ok(
+            d,
+            &[
+                "sm2", "convert", "pub", "-i", "p.pem", "--to", to, "-o", "p2",
+            ],
+        );
+        assert_eq!(ok(d, &["sm2", "pubkey", "-i", "k.pem"]), want);
+        ok(d, &["sm2", "sign", "--key", "k.pem", "-i", "m", "-o", "s"]);
+        assert_eq!(
+            ok(
+                d,
+                &["sm2", "verify", "--pub", "p2", "--sig", "s", "-i", "m"]
+            ),
+            b"Verified OK\n",
+            "{to}"
+        );
+    }
+    // Inspect names what it sees, and never the private key.
+    ok(
+        d,
+        &[
+            "sm2", "convert", "key", "-i", "k.pem", "--to", "hex", "-o", "d.hex",
+        ],
+    );
+    let d_hex = fs::read_to_string(d.join("d.hex")).unwrap();
+    for (file, want) in [
+        ("k.pem", "PRIVATE KEY: PKCS#8 private key"),
+        ("p.pem", "PUBLIC KEY: SubjectPublicKeyInfo"),
+        ("s.der", "DER signature"),
+        ("c.der", "DER ciphertext"),
+        ("d.hex", "a bare private key d"),
+    ] {
+        let text = String::from_utf8(ok(d, &["sm2", "inspect", file])).unwrap();
+        assert!(text.contains(want), "{file}: {text}");
+        assert!(!text.contains(d_hex.trim()), "{file}: {text}");
+    }
+    // Bad forms are usage errors.
+    let (code, _, err) = run_code(
+        d,
+        &[
+            "sm2", "convert", "sig", "-i", "s.der", "--from", "pem", "--to", "hex",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("der, raw, hex, der-hex"), "{err}");
+}

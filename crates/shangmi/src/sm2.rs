@@ -58,6 +58,7 @@ pub use kx::{Agreement, EphemeralSecret, Exchange, Role};
 pub use pbes2::{
     DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf, is_encrypted_pkcs8_der,
 };
+pub use pem::{PemBlock, pem_blocks};
 pub use pool::PresignPool;
 
 /// The public-key type under the name encryption and key exchange use for it.

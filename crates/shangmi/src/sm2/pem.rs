@@ -12,10 +12,12 @@ use zeroize::Zeroizing;
 
 use super::keyfile::KeyFileError;
 
-/// One PEM block: its label and its decoded contents.
-pub(crate) struct Block {
-    pub(crate) label: String,
-    pub(crate) der: Zeroizing<Vec<u8>>,
+/// One PEM block: its label and its decoded contents (wiped when dropped: it may be a key).
+pub struct PemBlock {
+    /// The label of its BEGIN and END lines, e.g. `PRIVATE KEY`.
+    pub label: String,
+    /// The base64 body, decoded.
+    pub der: Zeroizing<Vec<u8>>,
 }
 
 fn begin_label(line: &str) -> Option<&str> {
@@ -26,8 +28,10 @@ fn end_label(line: &str) -> Option<&str> {
     line.strip_prefix("-----END ")?.strip_suffix("-----")
 }
 
-/// Every block in `text`, in order.
-pub(crate) fn blocks(text: &str) -> Result<Vec<Block>, KeyFileError> {
+/// Every PEM block in `text`, in order, read as leniently as described above; an error for a
+/// block without its END line, an END that names another label, or a body that is not
+/// base64.
+pub fn pem_blocks(text: &str) -> Result<Vec<PemBlock>, KeyFileError> {
     let mut out = Vec::new();
     let mut lines = text.lines().map(str::trim);
     while let Some(line) = lines.next() {
@@ -66,7 +70,7 @@ pub(crate) fn blocks(text: &str) -> Result<Vec<Block>, KeyFileError> {
             return Err(KeyFileError::Malformed("a PEM block has no END line"));
         }
         let der = decode_base64(&body)?;
-        out.push(Block {
+        out.push(PemBlock {
             label: label.to_string(),
             der,
         });
@@ -90,7 +94,7 @@ pub(crate) fn select(
     text: &str,
     wanted: &[&str],
 ) -> Result<(String, Zeroizing<Vec<u8>>), KeyFileError> {
-    let all = blocks(text)?;
+    let all = pem_blocks(text)?;
     if all.is_empty() {
         return Err(KeyFileError::Malformed(
             "no PEM block (a -----BEGIN ...----- line) in the text",
