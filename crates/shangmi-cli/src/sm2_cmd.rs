@@ -492,19 +492,16 @@ fn convert(
             "apply to ciphertexts",
         ));
     }
+    if matches!(kind, ConvertKind::Key | ConvertKind::Pub) && from.is_some() {
+        return Err(error("--from", "keys are recognised whatever their form"));
+    }
     match kind {
         ConvertKind::Key => {
-            if from.is_some() {
-                return Err(error("--from", "keys are recognised whatever their form"));
-            }
             let to: sm2_inspect::KeyOut = form("--to", to)?;
             let key = keyio::private_key(input, password_file)?;
             sm2_inspect::key_bytes(&key, to).map_err(|e| error(&name, e))
         }
         ConvertKind::Pub => {
-            if from.is_some() {
-                return Err(error("--from", "keys are recognised whatever their form"));
-            }
             let to: sm2_inspect::PubOut = form("--to", to)?;
             let key = keyio::public_key(input, password_file)?;
             Ok(Zeroizing::new(

@@ -338,81 +338,39 @@ fn failed_checks_name_the_likely_format_mistake() {
 fn gcm_short_tags_are_the_full_tag_cut_and_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::write(d.join("m"), common::data(1000, 9)).unwrap();
-    let key = "0123456789abcdeffedcba9876543210";
-    let iv = "000000000000000000000001";
-    let enc = |t: &str, out: &str| {
-        ok(
-            d,
-            &[
-                "sm4",
-                "enc",
-                "--mode",
-                "gcm",
-                "--key",
-                key,
-                "--iv",
-                iv,
-                "--tag-len",
-                t,
-                "-i",
-                "m",
-                "-o",
-                out,
-            ],
-        );
-        fs::read(d.join(out)).unwrap()
+    let msg = common::data(1000, 9);
+    fs::write(d.join("m"), &msg).unwrap();
+    // `sm4 OP --mode gcm` on INPUT with a tag of TAG bytes (the default 16 when empty).
+    let gcm = |op: &str, tag: &str, input: &str| {
+        let mut args = vec![
+            "sm4",
+            op,
+            "--mode",
+            "gcm",
+            "--key",
+            "0123456789abcdeffedcba9876543210",
+            "--iv",
+            "000000000000000000000001",
+            "-i",
+            input,
+        ];
+        if !tag.is_empty() {
+            args.extend(["--tag-len", tag]);
+        }
+        let o = common::run(d, &args, None);
+        (common::code(&o), o.stdout)
     };
-    let full = enc("16", "c16");
+    let (_, full) = gcm("enc", "", "m");
     for t in [4usize, 8, 12] {
-        let c = enc(&t.to_string(), "c");
-        assert_eq!(c, full[..1000 + t], "tag {t}");
-        let back = ok(
-            d,
-            &[
-                "sm4",
-                "dec",
-                "--mode",
-                "gcm",
-                "--key",
-                key,
-                "--iv",
-                iv,
-                "--tag-len",
-                &t.to_string(),
-                "-i",
-                "c",
-            ],
-        );
-        assert_eq!(back, common::data(1000, 9));
+        let (code, c) = gcm("enc", &t.to_string(), "m");
+        assert_eq!((code, &c[..]), (0, &full[..1000 + t]), "tag {t}");
+        fs::write(d.join("c"), &c).unwrap();
+        assert_eq!(gcm("dec", &t.to_string(), "c"), (0, msg.clone()));
         // The length is the caller's: the same file read with another length fails.
-        let (code, out, _) = run_code(
-            d,
-            &[
-                "sm4", "dec", "--mode", "gcm", "--key", key, "--iv", iv, "-i", "c",
-            ],
-        );
-        assert_eq!((code, out.as_str()), (1, ""), "tag {t}");
+        assert_eq!(gcm("dec", "", "c"), (1, vec![]), "tag {t}");
     }
     for t in ["5", "9", "11"] {
-        let (code, _, _) = run_code(
-            d,
-            &[
-                "sm4",
-                "enc",
-                "--mode",
-                "gcm",
-                "--key",
-                key,
-                "--iv",
-                iv,
-                "--tag-len",
-                t,
-                "-i",
-                "m",
-            ],
-        );
-        assert_eq!(code, 2, "tag {t}");
+        assert_eq!(gcm("enc", t, "m").0, 2, "tag {t}");
     }
 }
 

@@ -4,8 +4,7 @@
 
 use openssl::ec::{EcGroup, EcKey};
 use openssl::nid::Nid;
-use openssl::pkey::{Id, PKey, Private};
-use openssl::pkey_ctx::PkeyCtx;
+use openssl::pkey::PKey;
 use openssl::symm::Cipher;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -92,21 +91,8 @@ fn every_format_round_trips() {
     }
 }
 
-fn openssl_sm2_key() -> PKey<Private> {
-    let mut ctx = PkeyCtx::new_id(Id::SM2).unwrap();
-    ctx.keygen_init().unwrap();
-    ctx.keygen().unwrap()
-}
-
-fn d_of(p: &PKey<Private>) -> [u8; 32] {
-    p.ec_key()
-        .unwrap()
-        .private_key()
-        .to_vec_padded(32)
-        .unwrap()
-        .try_into()
-        .unwrap()
-}
+mod common;
+use common::openssl_keys::{d_of, openssl_sm2_key};
 
 #[test]
 fn we_read_what_openssl_writes() {

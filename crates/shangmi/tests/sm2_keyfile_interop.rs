@@ -7,26 +7,12 @@ use openssl::bn::BigNumContext;
 use openssl::ec::{Asn1Flag, EcGroup, EcKey, PointConversionForm};
 use openssl::hash::MessageDigest;
 use openssl::nid::Nid;
-use openssl::pkey::{Id, PKey, Private};
-use openssl::pkey_ctx::PkeyCtx;
+use openssl::pkey::PKey;
 use openssl::symm::{Cipher, encrypt};
 use shangmi::sm2::{KeyFileError, SigningKey, VerifyingKey};
 
-fn openssl_sm2_key() -> PKey<Private> {
-    let mut ctx = PkeyCtx::new_id(Id::SM2).unwrap();
-    ctx.keygen_init().unwrap();
-    ctx.keygen().unwrap()
-}
-
-fn d_of(p: &PKey<Private>) -> [u8; 32] {
-    p.ec_key()
-        .unwrap()
-        .private_key()
-        .to_vec_padded(32)
-        .unwrap()
-        .try_into()
-        .unwrap()
-}
+mod common;
+use common::openssl_keys::{d_of, openssl_sm2_key};
 
 fn tlv(tag: u8, body: &[u8]) -> Vec<u8> {
     let len = match body.len() {

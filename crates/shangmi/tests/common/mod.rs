@@ -2,4 +2,5 @@
 #![allow(dead_code)]
 
 pub mod curve;
+pub mod openssl_keys;
 pub mod vectors;
