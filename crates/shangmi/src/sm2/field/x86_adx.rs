@@ -1,8 +1,8 @@
 //! Montgomery multiplication mod p in one `asm!` block for the AVX2 tier: the 4 x 4-limb
 //! product with MULX and two independent carry chains (ADCX on CF, ADOX on OF), then the four
 //! shift-and-subtract reduction steps of `soft.rs` and the final conditional subtraction with
-//! CMOV. Identical results to the portable code (the tests compare them); no branch, no memory
-//! access other than the two operands.
+//! CMOV. Identical results to the portable code (the tests compare them); no branch and no
+//! memory access: operands and results are registers.
 #![allow(unsafe_code)]
 
 use core::arch::asm;
@@ -78,29 +78,31 @@ impl Arith for Adx512 {
     }
 }
 
-/// One Montgomery row of the product: t_i..t_{i+4} += a * b_i (t_{i+4} starts empty).
+/// One Montgomery row of the product, t_i..t_{i+4} += a * b_i (t_{i+4} starts empty), for
+/// rows 1 to 3: b_i from the stack slot `$b`, a_0 in {a}, a_1..a_3 from the stack (see
+/// `mont_mul` for the layout).
 macro_rules! row {
-    ($off:literal, $t0:literal, $t1:literal, $t2:literal, $t3:literal, $t4:literal) => {
+    ($b:literal, $t0:literal, $t1:literal, $t2:literal, $t3:literal, $t4:literal) => {
         concat!(
-            "mov rdx, [{b} + ",
-            $off,
+            "mov rdx, [rsp + ",
+            $b,
             "]\n",
             "xor {lo:e}, {lo:e}\n",
-            "mulx {hi}, {lo}, [{a}]\n",
+            "mulx {hi}, {lo}, {a}\n",
             "adcx {",
             $t0,
             "}, {lo}\n",
             "adox {",
             $t1,
             "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 8]\n",
+            "mulx {hi}, {lo}, [rsp + 16]\n",
             "adcx {",
             $t1,
             "}, {lo}\n",
             "adox {",
             $t2,
             "}, {hi}\n",
-            "mulx {hi}, {lo}, [{a} + 16]\n",
+            "mulx {hi}, {lo}, [rsp + 8]\n",
             "adcx {",
             $t2,
             "}, {lo}\n",
@@ -109,7 +111,7 @@ macro_rules! row {
             "}, {hi}\n",
             "mulx {",
             $t4,
-            "}, {lo}, [{a} + 24]\n",
+            "}, {lo}, [rsp]\n",
             "adcx {",
             $t3,
             "}, {lo}\n",
@@ -210,78 +212,92 @@ macro_rules! reduce_tail {
     };
 }
 
-/// a b R^-1 mod p for a, b < p.
+/// a b R^-1 mod p for a, b < p. Operands and results are registers, so that a formula's
+/// products pass from one multiplication to the next without a trip through memory (a store
+/// and a reload around each multiplication cost a fifth of it). Twelve registers, which every
+/// build has, frame pointers or not: the inputs arrive in the registers that become t0..t2
+/// (b_1..b_3) and t5..t7 (a_1..a_3), rdx (b_0) and {a} (a_0); they are pushed at once, row 0
+/// runs on the registers, and rows 1 to 3 read b_i and a_1..a_3 back from the stack, long
+/// after the pushes. Stack: [rsp] a_3, +8 a_2, +16 a_1, +24 b_3, +32 b_2, +40 b_1.
 #[inline(always)]
 fn mont_mul(_token: AdxToken, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
-    let (mut pa, mut pb) = (a.as_ptr() as u64, b.as_ptr() as u64);
-    let (r1, r2, r3): (u64, u64, u64);
-    // SAFETY: the token proves BMI2 (MULX) and ADX (ADCX/ADOX); the asm reads 32 bytes at each
-    // of `a` and `b` and otherwise touches only its register operands and the flags.
+    let (r0, r1, r2, r3): (u64, u64, u64, u64);
+    // SAFETY: the token proves BMI2 (MULX) and ADX (ADCX/ADOX); the asm touches its register
+    // operands, the flags and 48 bytes of stack of its own, released before it ends.
     unsafe {
         asm!(
+            "push {t0}",
+            "push {t1}",
+            "push {t2}",
+            "push {t5}",
+            "push {t6}",
+            "push {t7}",
             // Row 0: t0..t4 = a * b0.
-            "mov rdx, [{b}]",
-            "mulx {t1}, {t0}, [{a}]",
-            "mulx {t2}, {lo}, [{a} + 8]",
+            "mulx {t1}, {t0}, {a}",
+            "mulx {t2}, {lo}, {t5}",
             "add {t1}, {lo}",
-            "mulx {t3}, {lo}, [{a} + 16]",
+            "mulx {t3}, {lo}, {t6}",
             "adc {t2}, {lo}",
-            "mulx {t4}, {lo}, [{a} + 24]",
+            "mulx {t4}, {lo}, {t7}",
             "adc {t3}, {lo}",
             "adc {t4}, 0",
-            row!("8", "t1", "t2", "t3", "t4", "t5"),
-            row!("16", "t2", "t3", "t4", "t5", "t6"),
+            row!("40", "t1", "t2", "t3", "t4", "t5"),
+            row!("32", "t2", "t3", "t4", "t5", "t6"),
             row!("24", "t3", "t4", "t5", "t6", "t7"),
+            "lea rsp, [rsp + 48]",
             reduce_tail!(),
-            a = inout(reg) pa,
-            b = inout(reg) pb,
-            t0 = out(reg) r1,
-            t1 = out(reg) r2,
-            t2 = out(reg) r3,
+            a = inout(reg) a[0] => r0,
+            t0 = inout(reg) b[1] => r1,
+            t1 = inout(reg) b[2] => r2,
+            t2 = inout(reg) b[3] => r3,
             t3 = out(reg) _,
             t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
+            t5 = inout(reg) a[1] => _,
+            t6 = inout(reg) a[2] => _,
+            t7 = inout(reg) a[3] => _,
             lo = out(reg) _,
             hi = out(reg) _,
-            out("rdx") _,
-            options(pure, readonly, nostack),
+            inout("rdx") b[0] => _,
+            options(pure, nomem),
         );
     }
-    let _ = pb;
-    [pa, r1, r2, r3]
+    [r0, r1, r2, r3]
 }
 
 /// a^2 R^-1 mod p for a < p: the six cross products once, doubled, plus the four squares
-/// (10 MULX instead of 16), then the same reduction.
+/// (10 MULX instead of 16), then the same reduction. Twelve registers as in `mont_mul`: a_1..a_3
+/// arrive in t5..t7, each read there until its register is first written, and are pushed for
+/// the squares at the end. Stack: [rsp] a_3, +8 a_2, +16 a_1.
 #[inline(always)]
 fn mont_sqr(_token: AdxToken, a: &[u64; 4]) -> [u64; 4] {
-    let mut pa = a.as_ptr() as u64;
-    let (r1, r2, r3): (u64, u64, u64);
-    // SAFETY: as for `mont_mul`: BMI2 and ADX proven by the token, 32 bytes read at `a`.
+    let (r0, r1, r2, r3): (u64, u64, u64, u64);
+    // SAFETY: as for `mont_mul`: BMI2 and ADX proven by the token; registers, flags and 24
+    // bytes of stack of its own.
     unsafe {
         asm!(
+            "push {t5}",
+            "push {t6}",
+            "push {t7}",
             // Cross products a_i a_j, i < j, into t1..t6.
-            "mov rdx, [{a}]",
-            "mulx {t2}, {t1}, [{a} + 8]",
-            "mulx {t3}, {lo}, [{a} + 16]",
+            "mov rdx, {a}",
+            "mulx {t2}, {t1}, {t5}",
+            "mulx {t3}, {lo}, {t6}",
             "add {t2}, {lo}",
-            "mulx {t4}, {lo}, [{a} + 24]",
+            "mulx {t4}, {lo}, {t7}",
             "adc {t3}, {lo}",
             "adc {t4}, 0",
-            "mov rdx, [{a} + 8]",
+            "mov rdx, {t5}",
             "xor {t5:e}, {t5:e}",
-            "mulx {hi}, {lo}, [{a} + 16]",
+            "mulx {hi}, {lo}, {t6}",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mulx {t5}, {lo}, [{a} + 24]",
+            "mulx {t5}, {lo}, {t7}",
             "adcx {t4}, {lo}",
             "mov {lo:e}, 0",
             "adox {t5}, {lo}",
             "adcx {t5}, {lo}",
-            "mov rdx, [{a} + 16]",
-            "mulx {t6}, {lo}, [{a} + 24]",
+            "mov rdx, {t6}",
+            "mulx {t6}, {lo}, {t7}",
             "add {t5}, {lo}",
             "adc {t6}, 0",
             // Double them; t7 takes the carry.
@@ -294,38 +310,39 @@ fn mont_sqr(_token: AdxToken, a: &[u64; 4]) -> [u64; 4] {
             "adc {t6}, {t6}",
             "adc {t7}, 0",
             // Add the squares a_i^2 at limbs 2i, 2i + 1 (MULX leaves the flags alone).
-            "mov rdx, [{a}]",
+            "mov rdx, {a}",
             "mulx {hi}, {t0}, rdx",
             "add {t1}, {hi}",
-            "mov rdx, [{a} + 8]",
+            "mov rdx, [rsp + 16]",
             "mulx {hi}, {lo}, rdx",
             "adc {t2}, {lo}",
             "adc {t3}, {hi}",
-            "mov rdx, [{a} + 16]",
+            "mov rdx, [rsp + 8]",
             "mulx {hi}, {lo}, rdx",
             "adc {t4}, {lo}",
             "adc {t5}, {hi}",
-            "mov rdx, [{a} + 24]",
+            "mov rdx, [rsp]",
             "mulx {hi}, {lo}, rdx",
             "adc {t6}, {lo}",
             "adc {t7}, {hi}",
+            "lea rsp, [rsp + 24]",
             reduce_tail!(),
-            a = inout(reg) pa,
+            a = inout(reg) a[0] => r0,
             t0 = out(reg) r1,
             t1 = out(reg) r2,
             t2 = out(reg) r3,
             t3 = out(reg) _,
             t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
+            t5 = inout(reg) a[1] => _,
+            t6 = inout(reg) a[2] => _,
+            t7 = inout(reg) a[3] => _,
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
-            options(pure, readonly, nostack),
+            options(pure, nomem),
         );
     }
-    [pa, r1, r2, r3]
+    [r0, r1, r2, r3]
 }
 
 /// The limbs of p that are not all ones (and so not a sign-extended immediate).
@@ -340,12 +357,13 @@ fn add_p(_token: AdxToken, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
     let (mut s0, mut s1, mut s2, mut s3) = (a[0], a[1], a[2], a[3]);
     let (r0, r1, r2, r3): (u64, u64, u64, u64);
     // SAFETY: register arithmetic only, on any x86-64 (the token only selects the backend).
+    // Eleven registers: b's limbs are dead after the sum, so their registers take the result.
     unsafe {
         asm!(
-            "add {s0}, {b0}",
-            "adc {s1}, {b1}",
-            "adc {s2}, {b2}",
-            "adc {s3}, {b3}",
+            "add {s0}, {r0}",
+            "adc {s1}, {r1}",
+            "adc {s2}, {r2}",
+            "adc {s3}, {r3}",
             "sbb {c}, {c}",
             "mov {r0}, {s0}",
             "mov {r1}, {s1}",
@@ -365,17 +383,13 @@ fn add_p(_token: AdxToken, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
             s1 = inout(reg) s1,
             s2 = inout(reg) s2,
             s3 = inout(reg) s3,
-            b0 = in(reg) b[0],
-            b1 = in(reg) b[1],
-            b2 = in(reg) b[2],
-            b3 = in(reg) b[3],
+            r0 = inout(reg) b[0] => r0,
+            r1 = inout(reg) b[1] => r1,
+            r2 = inout(reg) b[2] => r2,
+            r3 = inout(reg) b[3] => r3,
             p1 = in(reg) P1,
             p3 = in(reg) P3,
             c = out(reg) _,
-            r0 = out(reg) r0,
-            r1 = out(reg) r1,
-            r2 = out(reg) r2,
-            r3 = out(reg) r3,
             options(pure, nomem, nostack),
         );
     }
