@@ -387,6 +387,17 @@ fn target_checks(figs: &[Figure]) -> Vec<String> {
         ),
         1.3,
     );
+    let batch = |op: &str| ratio(me(op, none), find(figs, op, none, "yardstick:sm2-verify"));
+    line(
+        "sm2-verify-batch (64, one thread) / sm2-verify, per signature (1.5x with IFMA lanes)",
+        batch("sm2-verify-batch"),
+        1.5,
+    );
+    line(
+        "sm2-verify-batch-2t (64, two threads) / sm2-verify, per signature",
+        batch("sm2-verify-batch-2t"),
+        1.8,
+    );
     for op in ["sm2-encrypt", "sm2-decrypt"] {
         line(
             &format!("{op} 32 B, shangmi / openssl"),

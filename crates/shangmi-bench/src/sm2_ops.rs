@@ -1,6 +1,7 @@
 //! SM2 ops with every in-process peer: `sm2-sign`, `sm2-verify` (over a 32-byte message,
 //! hashing included: Z and e = SM3(Z || M)), `sm2-sign-digest`, `sm2-verify-digest` (over a
-//! precomputed e), `sm2-sign-pool`, `sm2-verify-precomputed`, `sm2-keygen`, and
+//! precomputed e), `sm2-sign-pool`, `sm2-verify-precomputed`, `sm2-verify-batch` (64 per
+//! call, one thread) and `sm2-verify-batch-2t` (two), `sm2-keygen`, and
 //! `sm2-encrypt` / `sm2-decrypt` / `sm2-encrypt-precomputed` over messages of several sizes.
 //!
 //! Signatures and ciphertexts are randomized, so a candidate's agreement check is a round trip
@@ -194,7 +195,77 @@ pub fn cases(quick: bool) -> Vec<Case> {
         encryption_cases(n, &k, &mut v);
     }
     v.push(keygen_case(k.p256.clone()));
+    batch_cases(&mut v);
     v
+}
+
+/// `sm2-verify-batch` (one thread) and `sm2-verify-batch-2t` (two): 64 signatures by 64 keys
+/// per call, reported per signature, each beside single verification of the same items.
+fn batch_cases(v: &mut Vec<Case>) {
+    use shangmi::sm2::{BatchItem, SignatureEncoding, VerifyingKey, verify_batch};
+    let mut keys: Vec<SigningKey> = Vec::new();
+    while keys.len() < 64 {
+        let seed = input::bytes_seeded(32, 1000 + keys.len() as u64);
+        if let Ok(k) = SigningKey::from_bytes(seed.as_slice().try_into().expect("32 bytes")) {
+            keys.push(k);
+        }
+    }
+    let msgs: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 32]).collect();
+    let sigs: Vec<Vec<u8>> = keys
+        .iter()
+        .zip(&msgs)
+        .map(|(k, m)| k.sign(m).expect("sign").to_der())
+        .collect();
+    let vks: Vec<VerifyingKey> = keys.iter().map(|k| *k.verifying_key()).collect();
+    let batch = |threads: usize| {
+        let (vks, msgs, sigs) = (vks.clone(), msgs.clone(), sigs.clone());
+        move |out: &mut [u8]| {
+            let items: Vec<BatchItem<'_>> = (0..64)
+                .map(|i| BatchItem {
+                    key: &vks[i],
+                    id: shangmi::sm2::DEFAULT_ID,
+                    message: &msgs[i],
+                    signature: &sigs[i],
+                    encoding: SignatureEncoding::Der,
+                })
+                .collect();
+            out[0] = u8::from(verify_batch(&items, threads).iter().all(|&ok| ok));
+        }
+    };
+    let single = batch(1);
+    let (vks1, msgs1, sigs1) = (vks.clone(), msgs.clone(), sigs.clone());
+    let one_by_one = move |out: &mut [u8]| {
+        let mut all = true;
+        for i in 0..64 {
+            let s = shangmi::sm2::Signature::from_der(&sigs1[i]).expect("der");
+            all &= vks1[i].verify(&msgs1[i], &s).is_ok();
+        }
+        out[0] = u8::from(all);
+    };
+    let one_by_one2 = one_by_one.clone();
+    for (op, run) in [
+        (
+            "sm2-verify-batch",
+            Box::new(single) as Box<dyn FnMut(&mut [u8])>,
+        ),
+        ("sm2-verify-batch-2t", Box::new(batch(2))),
+    ] {
+        let yard = if op.ends_with("2t") {
+            one_by_one2.clone()
+        } else {
+            one_by_one.clone()
+        };
+        v.push(Case {
+            work: 64.0,
+            ..per_op(
+                op,
+                vec![
+                    Candidate::new("shangmi", run),
+                    Candidate::yardstick("yardstick:sm2-verify", yard),
+                ],
+            )
+        });
+    }
 }
 
 fn signature_cases(k: &Keys, v: &mut Vec<Case>) {

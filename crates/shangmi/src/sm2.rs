@@ -21,6 +21,7 @@
 //! inversions are division steps, and there is no secret-dependent branch. Verification, which
 //! handles only public data, uses a faster variable-time double multiplication.
 
+mod batch;
 #[cfg(shangmi_ctgrind)]
 pub(crate) mod ct_probes;
 mod ec_params;
@@ -48,6 +49,7 @@ mod x86_select;
 #[cfg(test)]
 mod tests;
 
+pub use batch::{BatchItem, SignatureEncoding, verify_batch};
 pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
 pub use encrypt_stream::{Decryptor, Encryptor};
 pub use keyfile::KeyFileError;
