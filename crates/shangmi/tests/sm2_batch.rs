@@ -2,22 +2,16 @@
 //! mix (valid, tampered, wrong key, wrong ID, malformed encodings, r + s = n, keys used many
 //! times) and whatever the thread count.
 
+mod common;
+use common::random_key;
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use shangmi::sm2::{BatchItem, DEFAULT_ID, Signature, SignatureEncoding, SigningKey, verify_batch};
-
-fn key(rng: &mut StdRng) -> SigningKey {
-    loop {
-        if let Ok(k) = SigningKey::from_bytes(&rng.random()) {
-            return k;
-        }
-    }
-}
 
 #[test]
 fn every_verdict_is_the_single_verification_one() {
     let mut rng = StdRng::seed_from_u64(77);
-    let keys: Vec<SigningKey> = (0..5).map(|_| key(&mut rng)).collect();
+    let keys: Vec<SigningKey> = (0..5).map(|_| random_key(&mut rng)).collect();
     let n_minus_1 = hex_32("fffffffeffffffffffffffffffffffff7203df6b21c6052b53bbf40939d54122");
     let mut one = [0u8; 32];
     one[31] = 1;

@@ -2,6 +2,7 @@
 //! tampering with every part, malformed and truncated ciphertexts.
 
 mod common;
+use common::random_key;
 
 use common::vectors;
 use openssl::pkey::{Id, PKey, Private};
@@ -48,14 +49,6 @@ fn known_answer_in_every_layout_on_every_backend() {
                 assert_eq!(&got, want, "{format:?} on {b}");
                 assert_eq!(key.decrypt(want, *format).unwrap(), msg);
             }
-        }
-    }
-}
-
-fn random_key(rng: &mut StdRng) -> SigningKey {
-    loop {
-        if let Ok(k) = SigningKey::from_bytes(&rng.random()) {
-            return k;
         }
     }
 }

@@ -6,17 +6,9 @@ use openssl::ec::{EcGroup, EcKey};
 use openssl::nid::Nid;
 use openssl::pkey::PKey;
 use openssl::symm::Cipher;
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use shangmi::sm2::{EncryptionParams, KeyFileError, Prf, Signature, SigningKey, VerifyingKey};
-
-fn random_key(rng: &mut StdRng) -> SigningKey {
-    loop {
-        if let Ok(k) = SigningKey::from_bytes(&rng.random()) {
-            return k;
-        }
-    }
-}
 
 fn same(a: &SigningKey, b: &SigningKey) -> bool {
     *a.to_bytes() == *b.to_bytes() && a.verifying_key() == b.verifying_key()
@@ -93,6 +85,7 @@ fn every_format_round_trips() {
 
 mod common;
 use common::openssl_keys::{d_of, openssl_sm2_key};
+use common::random_key;
 
 #[test]
 fn we_read_what_openssl_writes() {
