@@ -179,7 +179,9 @@ pub(crate) fn build_comb<A: Arith>(q: &Affine<A>) -> Box<Comb> {
 }
 
 /// k P in constant time for a public point P and a secret scalar k: signed 5-bit windows
-/// over a table of P..16P, 5 doublings and one addition per window.
+/// over a table of P..16P, 5 doublings and one addition per window. P is public and so are its
+/// multiples: one inversion puts the table in affine form, for mixed additions (7M + 4S
+/// instead of 11M + 5S) and a scan of two coordinates instead of three.
 ///
 /// Only the last window can meet the doubling case: before window i >= 1 the accumulator is
 /// A P with A = 32 a, |A| < 2^252 < n/2, and the added d P has |d| <= 16, so A = +-d mod n
@@ -194,22 +196,30 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
     for j in 2..16 {
         table[j] = table[j - 1].add_vartime(p);
     }
+    let zero = Affine {
+        x: Fe::zero(a),
+        y: Fe::zero(a),
+    };
+    let mut affine = [zero; 16];
+    super::point::batch_to_affine(&table, &mut affine);
     let mut acc = Jacobian::identity(a);
     for i in (0..52).rev() {
         for _ in 0..5 {
             acc = acc.double();
         }
         let (mag, neg) = booth(&kc, i, 5);
-        let mut e = Jacobian::identity(a);
-        for (j, t) in table.iter().enumerate() {
-            e = Jacobian::conditional_select(&e, t, (j as u32 + 1).ct_eq(&mag));
+        // Digit 0 takes P and discards the sum: the same work for every digit.
+        let mut e = affine[0];
+        for (j, t) in affine.iter().enumerate() {
+            e = Affine::conditional_select(&e, t, (j as u32 + 1).ct_eq(&mag));
         }
         e.y = Fe::conditional_select(&e.y, &-e.y, neg);
-        acc = if i == 0 {
-            acc.add(&e)
+        let sum = if i == 0 {
+            acc.add(&Jacobian::from_affine(&e))
         } else {
-            acc.add_distinct(&e)
+            acc.add_mixed(&e)
         };
+        acc = Jacobian::conditional_select(&sum, &acc, mag.ct_eq(&0));
     }
     zeroize::Zeroize::zeroize(&mut kc);
     acc

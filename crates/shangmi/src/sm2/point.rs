@@ -245,16 +245,6 @@ impl<A: Arith> Jacobian<A> {
         (sum, h, r)
     }
 
-    /// P + Q in constant time when the caller guarantees P != Q unless one is infinity
-    /// (P = -Q gives infinity by itself); infinity on either side is handled by selection.
-    /// A complete addition without the doubling it would otherwise have to compute.
-    #[inline]
-    pub(crate) fn add_distinct(&self, q: &Self) -> Self {
-        let (sum, _, _) = self.add_formula(q);
-        let sum = Jacobian::conditional_select(&sum, q, self.is_identity());
-        Jacobian::conditional_select(&sum, self, q.is_identity())
-    }
-
     /// P + Q, complete: every input, in constant time.
     pub(crate) fn add(&self, q: &Self) -> Self {
         let (mut sum, h, r) = self.add_formula(q);
