@@ -5,6 +5,7 @@
 //! stderr naming the file and the cause. Output files appear only when complete.
 
 mod fail;
+mod ffi_init;
 mod files;
 mod held;
 mod keyio;

@@ -101,20 +101,12 @@ pub fn at_end_of_input() {
 }
 
 /// Which standard streams were closed when the process started, recorded as the program is
-/// loaded: by the time `main` runs, Rust's runtime has put /dev/null in their place (so that
-/// files opened later cannot take descriptors 0-2), and writes to stdout would vanish while
-/// reads of stdin see an empty input. Commands that need a stream that was closed fail instead
-/// (see [`stdin_open`], [`stdout_open`]).
+/// loaded (`ffi_init.rs` runs this before `main`): by the time `main` runs, Rust's runtime has
+/// put /dev/null in their place (so that files opened later cannot take descriptors 0-2), and
+/// writes to stdout would vanish while reads of stdin see an empty input. Commands that need a
+/// stream that was closed fail instead (see [`stdin_open`], [`stdout_open`]).
 #[cfg(target_os = "linux")]
-#[used]
-#[allow(unsafe_code)]
-// SAFETY: the loader calls the function in .init_array once, before `main` and before any
-// other thread exists; it only duplicates and closes descriptors and stores two atomics.
-#[unsafe(link_section = ".init_array")]
-static RECORD_CLOSED_STREAMS: extern "C" fn() = record_closed_streams;
-
-#[cfg(target_os = "linux")]
-extern "C" fn record_closed_streams() {
+pub extern "C" fn record_closed_streams() {
     use std::os::fd::AsFd;
     // Duplicating a closed descriptor fails (EBADF); the duplicate is closed again at once.
     let open = |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().is_ok();

@@ -615,17 +615,14 @@ fn keygen(
                 },
                 iterations,
             };
-            let der = key
-                .to_pkcs8_encrypted_der(&password, params)
-                .map_err(|e| error("--iterations", e))?;
-            match outform {
-                KeyForm::Der => Zeroizing::new(der),
-                _ => Zeroizing::new(
-                    key.to_pkcs8_encrypted_pem(&password, params)
-                        .map_err(|e| error("--iterations", e))?
-                        .into_bytes(),
-                ),
-            }
+            // One encryption (one PBKDF2 run), in the form asked for.
+            let encrypted = match outform {
+                KeyForm::Der => key.to_pkcs8_encrypted_der(&password, params),
+                _ => key
+                    .to_pkcs8_encrypted_pem(&password, params)
+                    .map(String::into_bytes),
+            };
+            Zeroizing::new(encrypted.map_err(|e| error("--iterations", e))?)
         }
         None => match (outform, sec1) {
             (KeyForm::Pem, false) => {

@@ -38,7 +38,9 @@ pub fn pem_blocks(text: &str) -> Result<Vec<PemBlock>, KeyFileError> {
         let Some(label) = begin_label(line) else {
             continue;
         };
-        let mut body = Zeroizing::new(String::new());
+        // Sized once (the text bounds the body): growing would free copies of a key's base64
+        // unwiped.
+        let mut body = Zeroizing::new(String::with_capacity(text.len()));
         let mut closed = false;
         let mut first = true;
         for line in lines.by_ref() {
