@@ -13,8 +13,12 @@
 //! | `avx2-gfni` | `avx2` + GFNI | bmi2 ¹ | avx2-x8 | gfni-avx2 | vpclmul-avx2 ³ | adx ² |
 //! | `avx512` | `avx2-vaes` + GFNI, AVX-512 F/BW/VL/DQ, BMI1/2, ADX | avx512 | avx512-x16 | gfni-avx512 | vpclmul-avx512 | adx-avx512 ⁴ |
 //!
+//! | `neon` | aarch64 NEON, AES, PMULL | portable | portable | aes-neon | pmull | portable ⁵ |
+//! | `neon-sm` | `neon` + SM3, SM4 | sm3-ce | portable | sm4-ce | pmull | portable ⁵ |
+//!
 //! ¹ with BMI1 and BMI2, else portable. ² with BMI2 and ADX, else portable. ³ with VPCLMULQDQ,
 //! else pclmul. ⁴ `adx-avx512-ifma` with AVX512-IFMA (the presign pool's many-nonce path).
+//! ⁵ the portable field's `u128` products compile to MUL/UMULH pairs on aarch64.
 //!
 //! Every profile this CPU supports is listed by [`Backend::available`]; testing each covers
 //! every implementation the CPU can run. A `#[target_feature]` function is only reachable
@@ -46,15 +50,23 @@ pub enum Backend {
     /// AVX-512 F/BW/VL/DQ with GFNI, VAES and VPCLMULQDQ (Ice Lake server and later, Zen 4
     /// and later).
     Avx512,
+    /// aarch64 with NEON and the AES and PMULL instructions (the Armv8 Cryptographic
+    /// Extension: Graviton, Kunpeng, Ampere, Apple and most other arm64 cores).
+    Neon,
+    /// `Neon` plus the SM3 and SM4 instructions (Armv8.2 FEAT_SM3 and FEAT_SM4: Yitian 710,
+    /// some Kunpeng and Phytium cores).
+    NeonSm,
 }
 
 impl Backend {
-    const ALL: [Backend; 5] = [
+    const ALL: [Backend; 7] = [
         Backend::Portable,
         Backend::Avx2,
         Backend::Avx2Vaes,
         Backend::Avx2Gfni,
         Backend::Avx512,
+        Backend::Neon,
+        Backend::NeonSm,
     ];
 
     /// Every profile this CPU can run, slowest first. Always starts with
@@ -81,6 +93,8 @@ impl Backend {
             Backend::Avx2Vaes => f & VAES == VAES,
             Backend::Avx2Gfni => f & GFNI == GFNI,
             Backend::Avx512 => f & AVX512 == AVX512,
+            Backend::Neon => f & NEON == NEON,
+            Backend::NeonSm => f & NEON_SM == NEON_SM,
         }
     }
 
@@ -92,6 +106,8 @@ impl Backend {
             Backend::Avx2Vaes => "avx2-vaes",
             Backend::Avx2Gfni => "avx2-gfni",
             Backend::Avx512 => "avx512",
+            Backend::Neon => "neon",
+            Backend::NeonSm => "neon-sm",
         }
     }
 }
@@ -152,12 +168,18 @@ const AVX512_BASE: u16 = 1 << 7; // AVX-512 F, BW, VL, DQ
 const IFMA: u16 = 1 << 8;
 /// Not a feature: the cores are AMD's (or Hygon's, the same design), a tuning hint.
 const AMD_CORE: u16 = 1 << 9;
+// aarch64: Advanced SIMD; AES with PMULL (one Rust feature, `aes`); SM3 with SM4 (`sm4`).
+const ASIMD: u16 = 1 << 10;
+const ARM_AES: u16 = 1 << 11;
+const ARM_SM: u16 = 1 << 12;
 const KNOWN: u16 = 1 << 15;
 
 const AVX2: u16 = AVX2_BASE | AES | PCLMUL;
 const VAES: u16 = AVX2 | VAES_BIT;
 const GFNI: u16 = AVX2 | GFNI_BIT;
 const AVX512: u16 = VAES | GFNI_BIT | AVX512_BASE | BMI | ADX_BIT;
+const NEON: u16 = ASIMD | ARM_AES;
+const NEON_SM: u16 = NEON | ARM_SM;
 
 static FEATURES: AtomicU16 = AtomicU16::new(0);
 
@@ -208,7 +230,14 @@ pub(crate) fn amd_cores() -> bool {
     features() & AMD_CORE != 0
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+fn probe() -> u16 {
+    use std::arch::is_aarch64_feature_detected as has;
+    let bit = |yes: bool, b: u16| if yes { b } else { 0 };
+    bit(has!("neon"), ASIMD) | bit(has!("aes"), ARM_AES) | bit(has!("sm4"), ARM_SM)
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn probe() -> u16 {
     0
 }
@@ -276,6 +305,16 @@ macro_rules! implies {
     };
 }
 
+token!(
+    /// Witness of aarch64 NEON with the AES and PMULL instructions (the `neon` profile).
+    NeonAes = NEON
+);
+token!(
+    /// Witness of the `neon` features plus the SM3 and SM4 instructions.
+    NeonSm = NEON_SM
+);
+
+implies!(NeonSm => neon_aes: NeonAes);
 implies!(Vaes => avx2: Avx2);
 implies!(Gfni => avx2: Avx2);
 implies!(Avx512 => avx2: Avx2, bmi2: Bmi2, adx: Adx, vaes: Vaes, gfni: Gfni);
@@ -305,10 +344,17 @@ mod tests {
         assert_eq!(Avx512::get().is_some(), Backend::Avx512.is_available());
         // A richer profile needs everything a lesser one does.
         for b in &all[1..] {
-            assert!(Backend::Avx2.is_available(), "{b} without avx2");
+            let base = if *b >= Backend::Neon {
+                Backend::Neon
+            } else {
+                Backend::Avx2
+            };
+            assert!(base.is_available(), "{b} without {base}");
         }
         if Backend::Avx512.is_available() {
             assert!(Backend::Avx2Vaes.is_available() && Backend::Avx2Gfni.is_available());
         }
+        assert_eq!(NeonAes::get().is_some(), Backend::Neon.is_available());
+        assert_eq!(NeonSm::get().is_some(), Backend::NeonSm.is_available());
     }
 }

@@ -20,6 +20,8 @@
 //! SM3 is a Merkle-Damgard hash: `hash(key || message)` is not a MAC (length extension);
 //! use [`hmac()`].
 
+#[cfg(target_arch = "aarch64")]
+mod arm_sm3ce;
 mod digest_impls;
 mod hmac_sm3;
 mod kdf;
@@ -71,6 +73,8 @@ pub(crate) enum Compressor {
     Avx2(crate::cpu::Avx2, crate::cpu::Bmi2),
     #[cfg(target_arch = "x86_64")]
     Avx512(crate::cpu::Avx512),
+    #[cfg(target_arch = "aarch64")]
+    Sm3Ce(crate::cpu::NeonSm),
 }
 
 impl Implementation for Compressor {
@@ -90,6 +94,12 @@ impl Implementation for Compressor {
                 return c;
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        if profile == Backend::NeonSm {
+            if let Some(t) = crate::cpu::NeonSm::get() {
+                return Compressor::Sm3Ce(t);
+            }
+        }
         let _ = profile;
         Compressor::Soft
     }
@@ -103,6 +113,8 @@ impl Implementation for Compressor {
             Compressor::Avx2(..) => "avx2",
             #[cfg(target_arch = "x86_64")]
             Compressor::Avx512(_) => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Compressor::Sm3Ce(_) => "sm3-ce",
         }
     }
 }
@@ -118,6 +130,8 @@ impl Compressor {
             Compressor::Avx2(v, b) => x86_avx2::compress_vector_schedule(v, b, state, blocks),
             #[cfg(target_arch = "x86_64")]
             Compressor::Avx512(t) => x86_avx512::compress(t, state, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Compressor::Sm3Ce(t) => arm_sm3ce::compress(t, state, blocks),
         }
     }
 }

@@ -13,11 +13,16 @@
 //! ```
 //!
 //! No backend looks anything up in a table indexed by key or data: the portable one computes
-//! the S-box as a Boolean circuit, the x86 ones with AES-NI or GFNI instructions.
+//! the S-box as a Boolean circuit, the x86 ones with AES-NI or GFNI instructions, the arm64
+//! ones with the SM4 or AES instructions.
 
 #[rustfmt::skip]
 mod constants;
 mod a1_domain;
+#[cfg(target_arch = "aarch64")]
+mod arm_aes_neon;
+#[cfg(target_arch = "aarch64")]
+mod arm_sm4ce;
 pub(crate) mod ghash;
 pub mod modes;
 mod soft_bitsliced;
@@ -100,6 +105,10 @@ pub(crate) enum Engine {
     GfniAvx2(crate::cpu::Gfni),
     #[cfg(target_arch = "x86_64")]
     Gfni(crate::cpu::Avx512),
+    #[cfg(target_arch = "aarch64")]
+    AesNeon(crate::cpu::NeonAes),
+    #[cfg(target_arch = "aarch64")]
+    Sm4Ce(crate::cpu::NeonSm),
 }
 
 impl Implementation for Engine {
@@ -112,7 +121,19 @@ impl Implementation for Engine {
                 Backend::Avx2Gfni => Gfni::get().map(Engine::GfniAvx2),
                 Backend::Avx2Vaes => Vaes::get().map(Engine::Vaes),
                 Backend::Avx2 => Avx2::get().map(Engine::AesNi),
-                Backend::Portable => None,
+                _ => None,
+            };
+            if let Some(e) = simd {
+                return e;
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            use crate::cpu::{NeonAes, NeonSm};
+            let simd = match profile {
+                Backend::NeonSm => NeonSm::get().map(Engine::Sm4Ce),
+                Backend::Neon => NeonAes::get().map(Engine::AesNeon),
+                _ => None,
             };
             if let Some(e) = simd {
                 return e;
@@ -133,6 +154,10 @@ impl Implementation for Engine {
             Engine::GfniAvx2(_) => "gfni-avx2",
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(_) => "gfni-avx512",
+            #[cfg(target_arch = "aarch64")]
+            Engine::AesNeon(_) => "aes-neon",
+            #[cfg(target_arch = "aarch64")]
+            Engine::Sm4Ce(_) => "sm4-ce",
         }
     }
 }
@@ -142,17 +167,18 @@ impl Implementation for Engine {
 pub(crate) struct Schedule {
     /// Round keys in application order.
     pub(crate) rk: [u32; 32],
-    /// The same keys moved into the A1 domain (A1 rk + C1 per byte), which the SIMD kernels
-    /// run in; zero for the portable engine.
+    /// The same keys moved into the A1 domain (A1 rk + C1 per byte), which the AES and GFNI
+    /// kernels run in; zero for the engines that do not.
     pub(crate) rk_a1: [u32; 32],
 }
 
 impl Schedule {
     fn new(rk: [u32; 32], engine: Engine) -> Self {
-        // Every SIMD kernel runs in the A1 domain.
         let rk_a1 = match engine {
             Engine::Soft => [0; 32],
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(target_arch = "aarch64")]
+            Engine::Sm4Ce(_) => [0; 32],
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
             _ => rk.map(a1_domain::key_to_a1_domain),
         };
         Schedule { rk, rk_a1 }
@@ -258,6 +284,10 @@ impl Sm4 {
             Engine::GfniAvx2(t) => x86_aesni::crypt_block(t.avx2(), &s.rk_a1, block),
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_block(t, &s.rk_a1, block),
+            #[cfg(target_arch = "aarch64")]
+            Engine::AesNeon(t) => arm_aes_neon::crypt_block(t, &s.rk_a1, block),
+            #[cfg(target_arch = "aarch64")]
+            Engine::Sm4Ce(t) => arm_sm4ce::crypt_block(t, &s.rk, block),
         }
     }
 
@@ -272,6 +302,10 @@ impl Sm4 {
             Engine::GfniAvx2(t) => x86_gfni_avx2::crypt_blocks(t, &s.rk_a1, blocks),
             #[cfg(target_arch = "x86_64")]
             Engine::Gfni(t) => x86_gfni::crypt_blocks(t, &s.rk_a1, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Engine::AesNeon(t) => arm_aes_neon::crypt_blocks(t, &s.rk_a1, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Engine::Sm4Ce(t) => arm_sm4ce::crypt_blocks(t, &s.rk, blocks),
         }
     }
 }

@@ -171,7 +171,13 @@ fn digest_trait() {
 
 #[test]
 fn unsupported_backend_is_an_error_not_a_panic() {
-    for b in [Backend::Portable, Backend::Avx2, Backend::Avx512] {
+    for b in [
+        Backend::Portable,
+        Backend::Avx2,
+        Backend::Avx512,
+        Backend::Neon,
+        Backend::NeonSm,
+    ] {
         assert_eq!(Sm3::with_backend(b).is_ok(), b.is_available());
         assert_eq!(
             sm3::hash_many_with_backend(b, &[]).is_ok(),

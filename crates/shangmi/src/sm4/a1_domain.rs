@@ -14,8 +14,11 @@
 //! here is computed at compile time from the generated PRE/POST tables; the tests check the
 //! identity above on random words against its definition.
 
-// Only the x86 kernels run in the A1 domain so far.
-#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+// Only the x86 and arm64 AES kernels run in the A1 domain.
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
 
 use super::constants::{A1_ROWS, GFNI_C1, POST_HI, POST_LO, PRE_HI, PRE_LO};
 

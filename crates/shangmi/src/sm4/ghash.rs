@@ -5,8 +5,11 @@
 //! carry-less multiplications by 0xC2000000_00000000; products of many blocks with powers of H
 //! are summed before a single reduction. The portable backend computes carry-less products with
 //! ordinary multiplications on bits spread four apart (constant time, no tables); the x86
-//! backends use PCLMULQDQ (8 blocks per reduction) and VPCLMULQDQ (16 blocks per reduction).
+//! backends use PCLMULQDQ (8 blocks per reduction) and VPCLMULQDQ (16 blocks per reduction),
+//! the arm64 one PMULL (8 blocks per reduction).
 
+#[cfg(target_arch = "aarch64")]
+mod arm_pmull;
 mod soft;
 #[cfg(target_arch = "x86_64")]
 mod x86_clmul;
@@ -34,6 +37,30 @@ pub(crate) fn power(h: u128, n: usize) -> u128 {
     acc
 }
 
+/// `hkey` forms of H^1 ..= H^8 (index i holds H^(i+1)): the key of the 128-bit carry-less
+/// backends (PCLMULQDQ, PMULL).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[derive(Clone)]
+pub(crate) struct Powers8 {
+    pub(crate) powers: [u128; 8],
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Powers8 {
+    pub(crate) fn new(h: u128) -> Self {
+        Powers8 {
+            powers: core::array::from_fn(|i| hkey(power(h, i + 1))),
+        }
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Drop for Powers8 {
+    fn drop(&mut self) {
+        self.powers.zeroize();
+    }
+}
+
 // The precomputed powers live inline: one GHASH per key object, and no allocation per message.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
@@ -45,6 +72,8 @@ enum Engine {
     VpclmulAvx2(crate::cpu::Vaes, x86_vpclmul::Key),
     #[cfg(target_arch = "x86_64")]
     Vpclmul(crate::cpu::Avx512, x86_vpclmul::Key),
+    #[cfg(target_arch = "aarch64")]
+    Pmull(crate::cpu::NeonAes, Powers8),
 }
 
 /// A GHASH key: H and its precomputed powers, held once per key object.
@@ -70,6 +99,8 @@ pub(crate) enum GHashImpl {
     VpclmulAvx2(crate::cpu::Vaes),
     #[cfg(target_arch = "x86_64")]
     Vpclmul(crate::cpu::Avx512),
+    #[cfg(target_arch = "aarch64")]
+    Pmull(crate::cpu::NeonAes),
 }
 
 impl Implementation for GHashImpl {
@@ -83,10 +114,19 @@ impl Implementation for GHashImpl {
                     .map(GHashImpl::VpclmulAvx2)
                     .or_else(|| Avx2::get().map(GHashImpl::Clmul)),
                 Backend::Avx2 => Avx2::get().map(GHashImpl::Clmul),
-                Backend::Portable => None,
+                _ => None,
             };
             if let Some(g) = simd {
                 return g;
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            use crate::cpu::NeonAes;
+            if matches!(profile, Backend::Neon | Backend::NeonSm) {
+                if let Some(t) = NeonAes::get() {
+                    return GHashImpl::Pmull(t);
+                }
             }
         }
         let _ = profile;
@@ -102,6 +142,8 @@ impl Implementation for GHashImpl {
             GHashImpl::VpclmulAvx2(_) => "vpclmul-avx2",
             #[cfg(target_arch = "x86_64")]
             GHashImpl::Vpclmul(_) => "vpclmul-avx512",
+            #[cfg(target_arch = "aarch64")]
+            GHashImpl::Pmull(_) => "pmull",
         }
     }
 }
@@ -118,6 +160,8 @@ impl GHashKey {
             GHashImpl::VpclmulAvx2(t) => Engine::VpclmulAvx2(t, x86_vpclmul::Key::new(h)),
             #[cfg(target_arch = "x86_64")]
             GHashImpl::Vpclmul(t) => Engine::Vpclmul(t, x86_vpclmul::Key::new(h)),
+            #[cfg(target_arch = "aarch64")]
+            GHashImpl::Pmull(t) => Engine::Pmull(t, Powers8::new(h)),
         };
         GHashKey { engine }
     }
@@ -150,6 +194,8 @@ impl GHash<'_> {
             Engine::Vpclmul(t, key) => {
                 self.acc = x86_vpclmul::update_avx512(*t, key, self.acc, blocks)
             }
+            #[cfg(target_arch = "aarch64")]
+            Engine::Pmull(t, key) => self.acc = arm_pmull::update(*t, key, self.acc, blocks),
         }
     }
 

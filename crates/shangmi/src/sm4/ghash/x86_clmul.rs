@@ -3,29 +3,10 @@
 
 use core::arch::x86_64::*;
 
-use super::{hkey, power};
 use crate::cpu::Avx2;
 use crate::sm4::Block;
 
-/// `hkey` forms of H^1 ..= H^8 (index i holds H^(i+1)).
-#[derive(Clone)]
-pub(crate) struct Key {
-    pub(crate) powers: [u128; 8],
-}
-
-impl Key {
-    pub(crate) fn new(h: u128) -> Self {
-        Key {
-            powers: core::array::from_fn(|i| hkey(power(h, i + 1))),
-        }
-    }
-}
-
-impl Drop for Key {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.powers);
-    }
-}
+pub(crate) use super::Powers8 as Key;
 
 /// Absorbs `blocks` into `acc`.
 pub(crate) fn update(_token: Avx2, key: &Key, acc: u128, blocks: &[Block]) -> u128 {
