@@ -74,4 +74,7 @@ if have "valgrind --version" "the constant-time check under valgrind"; then
   ./scripts/ct-valgrind.sh
 fi
 
+step "aarch64: the library's suite under QEMU, every arm64 backend (./scripts/test-aarch64.sh)"
+./scripts/test-aarch64.sh
+
 step "all tests passed"

@@ -167,6 +167,7 @@ const GFNI_BIT: u16 = 1 << 6;
 const AVX512_BASE: u16 = 1 << 7; // AVX-512 F, BW, VL, DQ
 const IFMA: u16 = 1 << 8;
 /// Not a feature: the cores are AMD's (or Hygon's, the same design), a tuning hint.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const AMD_CORE: u16 = 1 << 9;
 // aarch64: Advanced SIMD; AES with PMULL (one Rust feature, `aes`); SM3 with SM4 (`sm4`).
 const ASIMD: u16 = 1 << 10;
@@ -226,6 +227,7 @@ fn amd_vendor() -> bool {
 
 /// Whether the cores are AMD's (or Hygon's): where two implementations with the same features
 /// measure differently by vendor, the choice between them asks this (cached with the features).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn amd_cores() -> bool {
     features() & AMD_CORE != 0
 }

@@ -3,8 +3,9 @@
 //! China's commercial cryptography (商用密码), fast and constant-time: SM3 (hash, HMAC,
 //! PBKDF2, KDF), SM4 (block cipher and its modes, GCM and CCM) and SM2 (keys and signatures).
 //!
-//! Every algorithm has a portable implementation that runs anywhere, and x86-64 SIMD backends
-//! chosen once at run time (see [`Backend`]); all backends give bit-identical output.
+//! Every algorithm has a portable implementation that runs anywhere, and x86-64 and arm64
+//! SIMD backends chosen once at run time (see [`Backend`]); all backends give bit-identical
+//! output.
 //!
 //! ```
 //! // SM3, one call or streaming.

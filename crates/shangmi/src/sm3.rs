@@ -21,6 +21,8 @@
 //! use [`hmac()`].
 
 #[cfg(target_arch = "aarch64")]
+mod arm_neon_lanes;
+#[cfg(target_arch = "aarch64")]
 mod arm_sm3ce;
 mod digest_impls;
 mod hmac_sm3;

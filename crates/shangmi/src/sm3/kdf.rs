@@ -113,6 +113,8 @@ impl Kdf {
             LaneImpl::X8(k, _) => lanes::<8, _>(k, &self.prefix, self.next, whole),
             #[cfg(target_arch = "x86_64")]
             LaneImpl::X16(k, _) => lanes::<16, _>(k, &self.prefix, self.next, whole),
+            #[cfg(target_arch = "aarch64")]
+            LaneImpl::X4(k, _) => lanes::<4, _>(k, &self.prefix, self.next, whole),
         };
         self.next += done as u64;
         // What the lanes left (the last few pieces, or everything without SIMD).

@@ -1,4 +1,4 @@
-//! Many messages hashed at once: 8 per pass with AVX2, 16 with AVX-512.
+//! Many messages hashed at once: 8 per pass with AVX2, 16 with AVX-512, 4 with NEON.
 //!
 //! A lane kernel compresses one block of each of L messages per step, with the chaining values
 //! held word-major (`state[word][lane]`) so every state word is one vector. Messages of unequal
@@ -33,6 +33,8 @@ pub(crate) enum LaneImpl {
     X8(super::x86_avx2_lanes::Kernel, Compressor),
     #[cfg(target_arch = "x86_64")]
     X16(super::x86_avx512_lanes::Kernel, Compressor),
+    #[cfg(target_arch = "aarch64")]
+    X4(super::arm_neon_lanes::Kernel, Compressor),
 }
 
 impl LaneImpl {
@@ -42,6 +44,8 @@ impl LaneImpl {
             LaneImpl::Serial(c) => c,
             #[cfg(target_arch = "x86_64")]
             LaneImpl::X8(_, c) | LaneImpl::X16(_, c) => c,
+            #[cfg(target_arch = "aarch64")]
+            LaneImpl::X4(_, c) => c,
         }
     }
 }
@@ -63,6 +67,12 @@ impl Implementation for LaneImpl {
                 return l;
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        if matches!(profile, Backend::Neon | Backend::NeonSm) {
+            if let Some(t) = crate::cpu::NeonAes::get() {
+                return LaneImpl::X4(super::arm_neon_lanes::Kernel(t), single);
+            }
+        }
         LaneImpl::Serial(single)
     }
 
@@ -73,6 +83,8 @@ impl Implementation for LaneImpl {
             LaneImpl::X8(..) => "avx2-x8",
             #[cfg(target_arch = "x86_64")]
             LaneImpl::X16(..) => "avx512-x16",
+            #[cfg(target_arch = "aarch64")]
+            LaneImpl::X4(..) => "neon-x4",
         }
     }
 }
@@ -130,6 +142,8 @@ fn hash_many_impl(imp: LaneImpl, messages: &[&[u8]], out: &mut [[u8; DIGEST_SIZE
         LaneImpl::X8(k, c) => schedule::<8, _>(k, c, messages, out),
         #[cfg(target_arch = "x86_64")]
         LaneImpl::X16(k, c) => schedule::<16, _>(k, c, messages, out),
+        #[cfg(target_arch = "aarch64")]
+        LaneImpl::X4(k, c) => schedule::<4, _>(k, c, messages, out),
     }
 }
 
