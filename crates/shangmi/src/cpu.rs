@@ -12,9 +12,8 @@
 //! | `avx2-vaes` | `avx2` + VAES, VPCLMULQDQ | bmi2 ¹ | avx2-x8 | vaes-avx2 | vpclmul-avx2 | adx ² |
 //! | `avx2-gfni` | `avx2` + GFNI | bmi2 ¹ | avx2-x8 | gfni-avx2 | vpclmul-avx2 ³ | adx ² |
 //! | `avx512` | `avx2-vaes` + GFNI, AVX-512 F/BW/VL/DQ, BMI1/2, ADX | avx512 | avx512-x16 | gfni-avx512 | vpclmul-avx512 | adx-avx512 ⁴ |
-//!
-//! | `neon` | aarch64 NEON, AES, PMULL | portable | portable | aes-neon | pmull | portable ⁵ |
-//! | `neon-sm` | `neon` + SM3, SM4 | sm3-ce | portable | sm4-ce | pmull | portable ⁵ |
+//! | `neon` | aarch64 NEON, AES, PMULL | portable | neon-x4 | aes-neon | pmull | portable ⁵ |
+//! | `neon-sm` | `neon` + SM3, SM4 | sm3-ce | neon-x4 | sm4-ce | pmull | portable ⁵ |
 //!
 //! ¹ with BMI1 and BMI2, else portable. ² with BMI2 and ADX, else portable. ³ with VPCLMULQDQ,
 //! else pclmul. ⁴ `adx-avx512-ifma` with AVX512-IFMA (the presign pool's many-nonce path).

@@ -320,12 +320,10 @@ impl Sm4 {
             Engine::AesNi(t) => x86_aesni_modes::ctr32_xor(t, &self.enc.rk_a1, counter, blocks),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(t) => x86_aesni_modes::ctr32_xor_vaes(t, &self.enc.rk_a1, counter, blocks),
-            _ => {
-                let _ = (counter, blocks);
-                return false;
-            }
+            #[cfg(target_arch = "aarch64")]
+            Engine::Sm4Ce(t) => arm_sm4ce::ctr32_xor(t, &self.enc.rk, counter, blocks),
+            _ => return false,
         }
-        #[allow(unreachable_code)]
         true
     }
 
@@ -348,12 +346,10 @@ impl Sm4 {
             Engine::AesNi(t) => x86_aesni_modes::masked::<IN>(t, &s.rk_a1, masks, blocks),
             #[cfg(target_arch = "x86_64")]
             Engine::Vaes(t) => x86_aesni_modes::masked_vaes::<IN>(t, &s.rk_a1, masks, blocks),
-            _ => {
-                let _ = (s, masks, blocks);
-                return false;
-            }
+            #[cfg(target_arch = "aarch64")]
+            Engine::Sm4Ce(t) => arm_sm4ce::masked::<IN>(t, &s.rk, masks, blocks),
+            _ => return false,
         }
-        #[allow(unreachable_code)]
         true
     }
 }
