@@ -74,6 +74,12 @@ iv=0f0e0d0c0b0a09080706050403020100
 run sm4 --mode gcm --key $key --iv ${iv:0:24} enc -i "$tmp/data" -o "$tmp/gcm"
 run sm4 --mode gcm --key $key --iv ${iv:0:24} dec -i "$tmp/gcm" -o "$tmp/back"
 cmp "$tmp/data" "$tmp/back"
+# A core without the SM instructions (Cortex-A72: NEON, AES, PMULL) is detected as such and
+# gets aes-neon, with the same output.
+a72() { qemu-aarch64-static -L / -cpu cortex-a72 "$CARGO_TARGET_DIR/$TARGET/debug/shangmi" "$@"; }
+a72 --version | grep -q "profile neon;" ||
+  { echo "FAIL: a Cortex-A72 is not given the neon profile" >&2; exit 1; }
+a72 sm4 --mode gcm --key $key --iv ${iv:0:24} enc -i "$tmp/data" | cmp - "$tmp/gcm"
 # The same ciphertext as the host build: backends are bit-identical across architectures.
 [ ! -x target/release/shangmi ] ||
   target/release/shangmi sm4 --mode gcm --key $key --iv ${iv:0:24} enc -i "$tmp/data" |

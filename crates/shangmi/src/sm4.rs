@@ -322,6 +322,8 @@ impl Sm4 {
             Engine::Vaes(t) => x86_aesni_modes::ctr32_xor_vaes(t, &self.enc.rk_a1, counter, blocks),
             #[cfg(target_arch = "aarch64")]
             Engine::Sm4Ce(t) => arm_sm4ce::ctr32_xor(t, &self.enc.rk, counter, blocks),
+            #[cfg(target_arch = "aarch64")]
+            Engine::AesNeon(t) => arm_aes_neon::ctr32_xor(t, &self.enc.rk_a1, counter, blocks),
             _ => return false,
         }
         true

@@ -9,7 +9,9 @@
 //!
 //! A set is four blocks, one word of each per register (LD4 deinterleaves them as it loads);
 //! two sets are interleaved, which with two SIMD pipes keeps both busy through a round's
-//! dependency chain. Fewer blocks are padded to a set.
+//! dependency chain. Fewer blocks are padded to a set. CTR is fused into the same passes: the
+//! counter blocks are made in the transposed layout (three words the same in every block, the
+//! fourth a vector add) and the keystream is XORed into the data as it is stored.
 #![allow(unsafe_code)]
 
 use core::arch::aarch64::*;
@@ -33,12 +35,31 @@ pub(crate) fn crypt_blocks(_token: NeonAes, rk_a1: &[u32; 32], blocks: &mut [Blo
     unsafe { crypt_blocks_neon(rk_a1, blocks) }
 }
 
+/// XORs into `blocks` the keystream of the counter blocks `counter`, `counter + 1`, ... (the
+/// last 32-bit word counting, wrapping modulo 2^32); the round keys in the A1 domain.
+pub(crate) fn ctr32_xor(_token: NeonAes, rk_a1: &[u32; 32], counter: &Block, blocks: &mut [Block]) {
+    let words = core::array::from_fn(|k| {
+        u32::from_be_bytes(counter[4 * k..4 * k + 4].try_into().expect("4 bytes"))
+    });
+    // SAFETY: the token proves NEON and the AES instructions.
+    unsafe { passes(rk_a1, blocks, Some(Counter(words))) }
+}
+
 #[target_feature(enable = "neon,aes")]
 fn crypt_blocks_neon(rk_a1: &[u32; 32], blocks: &mut [Block]) {
+    passes(rk_a1, blocks, None);
+}
+
+/// Whole passes of two sets, then the rest in one padded pass (a counter moves on with them).
+#[target_feature(enable = "neon,aes")]
+fn passes(rk_a1: &[u32; 32], blocks: &mut [Block], mut counter: Option<Counter>) {
     let c = Consts::new();
     let mut pass = blocks.chunks_exact_mut(SET * SETS);
     for chunk in &mut pass {
-        crypt_sets::<SETS>(&c, rk_a1, chunk.as_flattened_mut());
+        crypt_sets::<SETS>(&c, rk_a1, chunk.as_flattened_mut(), counter);
+        if let Some(Counter(w)) = &mut counter {
+            w[3] = w[3].wrapping_add((SET * SETS) as u32);
+        }
     }
     let rest = pass.into_remainder();
     if rest.is_empty() {
@@ -49,12 +70,12 @@ fn crypt_blocks_neon(rk_a1: &[u32; 32], blocks: &mut [Block]) {
     let padded = &mut buf[..n.next_multiple_of(SET)];
     padded[..n].copy_from_slice(rest);
     if padded.len() == SET {
-        crypt_sets::<1>(&c, rk_a1, padded.as_flattened_mut());
+        crypt_sets::<1>(&c, rk_a1, padded.as_flattened_mut(), counter);
     } else {
-        crypt_sets::<SETS>(&c, rk_a1, padded.as_flattened_mut());
+        crypt_sets::<SETS>(&c, rk_a1, padded.as_flattened_mut(), counter);
     }
     rest.copy_from_slice(&padded[..n]);
-    // The padding too: it holds the encryption of zero blocks.
+    // The padding too: it holds cipher output (of zero blocks, or keystream).
     crate::ct::wipe(padded.as_flattened_mut());
 }
 
@@ -125,17 +146,49 @@ impl Consts {
     }
 }
 
-/// `S` sets of four blocks (`data` is 64 * S bytes), interleaved round by round.
+/// Counter blocks for CTR: the four words of the first one (host order; the last counts,
+/// wrapping modulo 2^32).
+#[derive(Clone, Copy)]
+struct Counter([u32; 4]);
+
+/// `S` sets of four blocks (`data` is 64 * S bytes), interleaved round by round. With a
+/// counter, the sets are its blocks `counter + 0 .. 4 * S` instead of the data, and the data
+/// is XORed with their encryption.
 #[target_feature(enable = "neon,aes")]
 #[inline]
-fn crypt_sets<const S: usize>(c: &Consts, rk_a1: &[u32; 32], data: &mut [u8]) {
+fn crypt_sets<const S: usize>(
+    c: &Consts,
+    rk_a1: &[u32; 32],
+    data: &mut [u8],
+    counter: Option<Counter>,
+) {
     debug_assert_eq!(data.len(), 64 * S);
     let mut y = [[vdupq_n_u8(0); 4]; S];
-    for (set, chunk) in y.iter_mut().zip(data.chunks_exact(64)) {
-        // SAFETY: a 64-byte load (LD4: word j of each of four blocks into register j).
-        let w = unsafe { vld4q_u32(chunk.as_ptr().cast()) };
-        for (v, word) in set.iter_mut().zip([w.0, w.1, w.2, w.3]) {
-            *v = c.map(vrev32q_u8(vreinterpretq_u8_u32(word)), c.into);
+    for (s, (set, chunk)) in y.iter_mut().zip(data.chunks_exact(64)).enumerate() {
+        let words = match counter {
+            Some(Counter(w)) => {
+                // SAFETY: a 16-byte load of the local array.
+                let lanes = unsafe { vld1q_u32([0u32, 1, 2, 3].as_ptr()) };
+                let first = vdupq_n_u32(w[3].wrapping_add(4 * s as u32));
+                [
+                    vdupq_n_u32(w[0]),
+                    vdupq_n_u32(w[1]),
+                    vdupq_n_u32(w[2]),
+                    vaddq_u32(first, lanes),
+                ]
+            }
+            None => {
+                // SAFETY: a 64-byte load (LD4: word j of each of four blocks into register j).
+                let w = unsafe { vld4q_u32(chunk.as_ptr().cast()) };
+                let mut words = [w.0, w.1, w.2, w.3];
+                for x in words.iter_mut() {
+                    *x = vreinterpretq_u32_u8(vrev32q_u8(vreinterpretq_u8_u32(*x)));
+                }
+                words
+            }
+        };
+        for (v, word) in set.iter_mut().zip(words) {
+            *v = c.map(vreinterpretq_u8_u32(word), c.into);
         }
     }
     // Round i replaces word i % 4; four rounds at a time keep every index constant.
@@ -168,6 +221,13 @@ fn crypt_sets<const S: usize>(c: &Consts, rk_a1: &[u32; 32], data: &mut [u8]) {
         let mut w = [vdupq_n_u32(0); 4];
         for (o, v) in w.iter_mut().zip(set.iter().rev()) {
             *o = vreinterpretq_u32_u8(vrev32q_u8(c.map(*v, c.out_of)));
+        }
+        if counter.is_some() {
+            // SAFETY: a 64-byte load of the data the keystream goes into.
+            let d = unsafe { vld4q_u32(chunk.as_ptr().cast()) };
+            for (o, x) in w.iter_mut().zip([d.0, d.1, d.2, d.3]) {
+                *o = veorq_u32(*o, x);
+            }
         }
         let out = uint32x4x4_t(w[0], w[1], w[2], w[3]);
         // SAFETY: a 64-byte store (ST4: the inverse of the load) into the chunk.
