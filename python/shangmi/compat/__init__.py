@@ -1,0 +1,1 @@
+"""Drop-in layers for code written against other SM packages."""

@@ -1,0 +1,649 @@
+//! SM2: keys in every format other SM libraries exchange, signatures (DER or raw r || s),
+//! public-key encryption in the three ciphertext layouts, key exchange and batch
+//! verification. Every operation runs with the GIL released.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString};
+use shangmi::sm2::{
+    self, Agreement, EphemeralSecret, Exchange, Format, KeyFileError, Role, Signature, SigningKey,
+    VerifyingKey,
+};
+use zeroize::Zeroizing;
+
+use crate::{DecryptionError, InvalidSignature, array, data, run};
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PrivateKey>()?;
+    m.add_class::<PublicKey>()?;
+    m.add_class::<EphemeralKey>()?;
+    m.add_class::<KeyAgreement>()?;
+    m.add_function(wrap_pyfunction!(verify_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_ciphertext, m)?)?;
+    m.add("DEFAULT_ID", PyBytes::new(m.py(), sm2::DEFAULT_ID))?;
+    Ok(())
+}
+
+fn err(e: sm2::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn key_err(e: KeyFileError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// PEM arrives as str or bytes.
+fn text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return s.extract::<String>();
+    }
+    String::from_utf8(data(obj, "PEM data")?.to_vec())
+        .map_err(|_| PyValueError::new_err("PEM data is not UTF-8 text"))
+}
+
+fn format(name: &str) -> PyResult<Format> {
+    match name {
+        "c1c3c2" => Ok(Format::C1C3C2),
+        "c1c2c3" => Ok(Format::C1C2C3),
+        "asn1" | "der" => Ok(Format::Der),
+        _ => Err(PyValueError::new_err(format!(
+            "unknown ciphertext format {name:?}: \"c1c3c2\", \"c1c2c3\" or \"asn1\""
+        ))),
+    }
+}
+
+fn encode_sig<'py>(
+    py: Python<'py>,
+    sig: &Signature,
+    encoding: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    match encoding {
+        "der" => Ok(PyBytes::new(py, &sig.to_der())),
+        "raw" => Ok(PyBytes::new(py, &sig.to_bytes())),
+        _ => Err(PyValueError::new_err("encoding is \"der\" or \"raw\"")),
+    }
+}
+
+fn decode_sig(bytes: &[u8], encoding: &str) -> PyResult<Signature> {
+    let sig = match encoding {
+        "der" => Signature::from_der(bytes),
+        "raw" => Signature::from_bytes(bytes),
+        _ => return Err(PyValueError::new_err("encoding is \"der\" or \"raw\"")),
+    };
+    sig.map_err(|_| InvalidSignature::new_err("malformed SM2 signature"))
+}
+
+fn verify_err(e: sm2::Error) -> PyErr {
+    match e {
+        sm2::Error::IdTooLong => err(e),
+        _ => InvalidSignature::new_err("SM2 signature verification failed"),
+    }
+}
+
+/// An SM2 private key. Its scalar lives in Rust memory that is wiped when the key is freed.
+#[pyclass(name = "SM2PrivateKey", module = "shangmi", frozen)]
+pub(crate) struct PrivateKey {
+    inner: SigningKey,
+}
+
+#[pymethods]
+impl PrivateKey {
+    /// A fresh key from the operating system's random generator.
+    #[staticmethod]
+    fn generate(py: Python<'_>) -> PyResult<Self> {
+        let inner = py.detach(SigningKey::random).map_err(err)?;
+        Ok(PrivateKey { inner })
+    }
+
+    /// From the 32-byte big-endian scalar d (1 <= d <= n - 2).
+    #[staticmethod]
+    fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let d = Zeroizing::new(array::<32>(data, "private key")?);
+        Ok(PrivateKey {
+            inner: SigningKey::from_bytes(&d).map_err(err)?,
+        })
+    }
+
+    /// From 64 hex digits (as other SM libraries exchange keys).
+    #[staticmethod]
+    fn from_hex(hex: &str) -> PyResult<Self> {
+        let d = Zeroizing::new(decode_hex::<32>(hex.trim(), "private key")?);
+        Ok(PrivateKey {
+            inner: SigningKey::from_bytes(&d).map_err(err)?,
+        })
+    }
+
+    /// From PEM: PKCS#8 (`PRIVATE KEY`), encrypted PKCS#8 (needs `password`), or SEC1
+    /// (`EC PRIVATE KEY`), as OpenSSL, GmSSL and this library write them.
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None))]
+    fn from_pem(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        password: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let pem = Zeroizing::new(text(data)?);
+        let pw = password
+            .map(|p| crate::data(p, "password").map(|d| Zeroizing::new(d.to_vec())))
+            .transpose()?;
+        let inner = py
+            .detach(|| SigningKey::from_pem(&pem, pw.as_ref().map(|p| p.as_slice())))
+            .map_err(key_err)?;
+        Ok(PrivateKey { inner })
+    }
+
+    /// From DER: PKCS#8, encrypted PKCS#8 (needs `password`), or SEC1.
+    #[staticmethod]
+    #[pyo3(signature = (data, password=None))]
+    fn from_der(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        password: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let der = Zeroizing::new(crate::data(data, "DER data")?.to_vec());
+        let pw = password
+            .map(|p| crate::data(p, "password").map(|d| Zeroizing::new(d.to_vec())))
+            .transpose()?;
+        let inner = py
+            .detach(|| {
+                if sm2::is_encrypted_pkcs8_der(&der) {
+                    match &pw {
+                        Some(p) => SigningKey::from_pkcs8_encrypted_der(&der, p),
+                        None => Err(KeyFileError::PasswordRequired),
+                    }
+                } else {
+                    SigningKey::from_pkcs8_der(&der)
+                        .or_else(|e| SigningKey::from_sec1_der(&der).map_err(|_| e))
+                }
+            })
+            .map_err(key_err)?;
+        Ok(PrivateKey { inner })
+    }
+
+    /// PKCS#8 PEM; with `password`, encrypted (PBES2: PBKDF2-HMAC-SM3 and SM4-CBC).
+    #[pyo3(signature = (password=None))]
+    fn to_pem(&self, py: Python<'_>, password: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+        match password {
+            None => Ok(self.inner.to_pkcs8_pem().map_err(key_err)?.to_string()),
+            Some(p) => {
+                let pw = Zeroizing::new(data(p, "password")?.to_vec());
+                let k = &self.inner;
+                py.detach(|| k.to_pkcs8_encrypted_pem(&pw, Default::default()))
+                    .map_err(key_err)
+            }
+        }
+    }
+
+    /// PKCS#8 DER; with `password`, encrypted.
+    #[pyo3(signature = (password=None))]
+    fn to_der<'py>(
+        &self,
+        py: Python<'py>,
+        password: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        match password {
+            None => Ok(PyBytes::new(
+                py,
+                &self.inner.to_pkcs8_der().map_err(key_err)?,
+            )),
+            Some(p) => {
+                let pw = Zeroizing::new(data(p, "password")?.to_vec());
+                let k = &self.inner;
+                let der = py
+                    .detach(|| k.to_pkcs8_encrypted_der(&pw, Default::default()))
+                    .map_err(key_err)?;
+                Ok(PyBytes::new(py, &der))
+            }
+        }
+    }
+
+    /// The 32-byte scalar.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_bytes()[..])
+    }
+
+    fn to_hex(&self) -> String {
+        hex(&self.inner.to_bytes()[..])
+    }
+
+    fn public_key(&self) -> PublicKey {
+        PublicKey {
+            inner: *self.inner.verifying_key(),
+        }
+    }
+
+    /// Signs `data` as SM2 prescribes (e = SM3(Z_A || data), Z_A from `id`): DER by default,
+    /// `encoding="raw"` for the 64-byte r || s.
+    #[pyo3(signature = (data, id=None, encoding="der"))]
+    fn sign<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'_, PyAny>,
+        id: Option<&Bound<'_, PyAny>>,
+        encoding: &str,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let d = crate::data(data, "data")?;
+        let id = id_or_default(id)?;
+        let k = &self.inner;
+        let sig = py.detach(|| k.sign_with_id(&id, &d)).map_err(err)?;
+        encode_sig(py, &sig, encoding)
+    }
+
+    /// Signs a precomputed 32-byte e (see `SM2PublicKey.digest`).
+    #[pyo3(signature = (digest, encoding="der"))]
+    fn sign_digest<'py>(
+        &self,
+        py: Python<'py>,
+        digest: &Bound<'_, PyAny>,
+        encoding: &str,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let e = array::<32>(digest, "digest")?;
+        let k = &self.inner;
+        let sig = py.detach(|| k.sign_digest(&e)).map_err(err)?;
+        encode_sig(py, &sig, encoding)
+    }
+
+    /// Decrypts an SM2 ciphertext in `format` ("c1c3c2", "c1c2c3" or "asn1"). Raises
+    /// `DecryptionError` (one error for every cause) and returns nothing when C3 does not
+    /// match.
+    #[pyo3(signature = (ciphertext, format="c1c3c2"))]
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        ciphertext: &Bound<'_, PyAny>,
+        format: &str,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let f = self::format(format)?;
+        let c = crate::data(ciphertext, "ciphertext")?;
+        let k = &self.inner;
+        let out = Zeroizing::new(
+            py.detach(|| k.decrypt(&c, f))
+                .map_err(|_| DecryptionError::new_err("SM2 decryption failed"))?,
+        );
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// One side of an SM2 key exchange (GB/T 32918.3). `role` is "initiator" or
+    /// "responder"; `ephemeral` is this side's `SM2EphemeralKey` (used up by the call);
+    /// the peer sends its static public key, its ephemeral public key and its ID.
+    #[pyo3(signature = (role, ephemeral, peer_public_key, peer_ephemeral_public_key, key_length, id=None, peer_id=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn exchange(
+        &self,
+        py: Python<'_>,
+        role: &str,
+        ephemeral: &EphemeralKey,
+        peer_public_key: &PublicKey,
+        peer_ephemeral_public_key: &PublicKey,
+        key_length: usize,
+        id: Option<&Bound<'_, PyAny>>,
+        peer_id: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<KeyAgreement> {
+        let role = match role {
+            "initiator" => Role::Initiator,
+            "responder" => Role::Responder,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "role is \"initiator\" or \"responder\"",
+                ));
+            }
+        };
+        let id = id_or_default(id)?;
+        let peer_id = id_or_default(peer_id)?;
+        let eph = ephemeral
+            .inner
+            .lock()
+            .map_err(|_| PyValueError::new_err("ephemeral key unusable"))?
+            .take()
+            .ok_or_else(|| {
+                PyValueError::new_err(
+                    "this ephemeral key was already used: make a new one per exchange",
+                )
+            })?;
+        let ex = Exchange {
+            role,
+            own_id: &id,
+            peer: &peer_public_key.inner,
+            peer_id: &peer_id,
+            peer_ephemeral: &peer_ephemeral_public_key.inner,
+            key_len: key_length,
+        };
+        let k = &self.inner;
+        let agreement = py.detach(|| k.key_exchange(eph, &ex)).map_err(err)?;
+        Ok(KeyAgreement { inner: agreement })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<SM2PrivateKey public={}>",
+            hex(&self.inner.verifying_key().to_uncompressed())
+        )
+    }
+}
+
+fn id_or_default(id: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+    match id {
+        Some(i) if !i.is_none() => Ok(data(i, "id")?.to_vec()),
+        _ => Ok(sm2::DEFAULT_ID.to_vec()),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn decode_hex<const N: usize>(s: &str, what: &str) -> PyResult<[u8; N]> {
+    let bad = || PyValueError::new_err(format!("{what}: expected {} hex digits", 2 * N));
+    if s.len() != 2 * N || !s.is_ascii() {
+        return Err(bad());
+    }
+    let mut out = [0u8; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+    }
+    Ok(out)
+}
+
+/// An SM2 public key.
+#[pyclass(name = "SM2PublicKey", module = "shangmi", frozen, eq)]
+#[derive(PartialEq)]
+pub(crate) struct PublicKey {
+    inner: VerifyingKey,
+}
+
+#[pymethods]
+impl PublicKey {
+    /// From SEC1 bytes (`04 || x || y`, or compressed `02/03 || x`) or the raw 64-byte
+    /// `x || y` other SM libraries exchange.
+    #[staticmethod]
+    fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let d = crate::data(data, "public key")?;
+        let inner = if d.len() == 64 {
+            let mut sec1 = [4u8; 65];
+            sec1[1..].copy_from_slice(&d);
+            VerifyingKey::from_sec1_bytes(&sec1)
+        } else {
+            VerifyingKey::from_sec1_bytes(&d)
+        };
+        Ok(PublicKey {
+            inner: inner.map_err(err)?,
+        })
+    }
+
+    /// From hex: 130 digits `04...`, 66 digits `02...`/`03...`, or 128 digits `x || y`.
+    #[staticmethod]
+    fn from_hex(py: Python<'_>, hex: &str) -> PyResult<Self> {
+        let s = hex.trim();
+        let bytes = (0..s.len() / 2)
+            .map(|i| {
+                s.get(2 * i..2 * i + 2)
+                    .and_then(|b| u8::from_str_radix(b, 16).ok())
+            })
+            .collect::<Option<Vec<u8>>>()
+            .filter(|_| s.len().is_multiple_of(2))
+            .ok_or_else(|| PyValueError::new_err("public key: not a hex string"))?;
+        Self::from_bytes(&PyBytes::new(py, &bytes).into_any())
+    }
+
+    /// From PEM (`PUBLIC KEY`, SubjectPublicKeyInfo).
+    #[staticmethod]
+    fn from_pem(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PublicKey {
+            inner: VerifyingKey::from_public_key_pem(&text(data)?).map_err(key_err)?,
+        })
+    }
+
+    /// From DER (SubjectPublicKeyInfo).
+    #[staticmethod]
+    fn from_der(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PublicKey {
+            inner: VerifyingKey::from_public_key_der(&crate::data(data, "DER data")?)
+                .map_err(key_err)?,
+        })
+    }
+
+    fn to_pem(&self) -> PyResult<String> {
+        self.inner.to_public_key_pem().map_err(key_err)
+    }
+
+    fn to_der<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(
+            py,
+            &self.inner.to_public_key_der().map_err(key_err)?,
+        ))
+    }
+
+    /// SEC1: 65 bytes `04 || x || y`, or 33 with `compressed=True`.
+    #[pyo3(signature = (compressed=false))]
+    fn to_bytes<'py>(&self, py: Python<'py>, compressed: bool) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_sec1_bytes(compressed))
+    }
+
+    /// Hex of the SEC1 encoding (`04...`, 130 digits; 66 when compressed).
+    #[pyo3(signature = (compressed=false))]
+    fn to_hex(&self, compressed: bool) -> String {
+        hex(&self.inner.to_sec1_bytes(compressed))
+    }
+
+    /// e = SM3(Z_A || data): what an SM2 signature signs, for `sign_digest`/`verify_digest`.
+    #[pyo3(signature = (data, id=None))]
+    fn digest<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'_, PyAny>,
+        id: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let d = crate::data(data, "data")?;
+        let id = id_or_default(id)?;
+        let z = self.inner.z(&id).map_err(err)?;
+        let e = run(py, d.len(), || {
+            let mut h = shangmi::sm3::Sm3::new();
+            h.update(&z);
+            h.update(&d);
+            h.finalize()
+        });
+        Ok(PyBytes::new(py, &e))
+    }
+
+    /// Returns None when `signature` is a valid signature of `data` under this key and `id`;
+    /// raises `InvalidSignature` otherwise (a malformed signature included).
+    #[pyo3(signature = (signature, data, id=None, encoding="der"))]
+    fn verify(
+        &self,
+        py: Python<'_>,
+        signature: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        id: Option<&Bound<'_, PyAny>>,
+        encoding: &str,
+    ) -> PyResult<()> {
+        let sig = decode_sig(&crate::data(signature, "signature")?, encoding)?;
+        let d = crate::data(data, "data")?;
+        let id = id_or_default(id)?;
+        let k = &self.inner;
+        py.detach(|| k.verify_with_id(&id, &d, &sig))
+            .map_err(verify_err)
+    }
+
+    /// `verify` for a precomputed 32-byte e.
+    #[pyo3(signature = (signature, digest, encoding="der"))]
+    fn verify_digest(
+        &self,
+        py: Python<'_>,
+        signature: &Bound<'_, PyAny>,
+        digest: &Bound<'_, PyAny>,
+        encoding: &str,
+    ) -> PyResult<()> {
+        let sig = decode_sig(&crate::data(signature, "signature")?, encoding)?;
+        let e = array::<32>(digest, "digest")?;
+        let k = &self.inner;
+        py.detach(|| k.verify_digest(&e, &sig)).map_err(verify_err)
+    }
+
+    /// Encrypts to this key; `format` is "c1c3c2" (GB/T 32918.4-2016, the default),
+    /// "c1c2c3" (the 2010 draft's order) or "asn1" (GM/T 0009, OpenSSL). C1 is `04 || x || y`
+    /// in the raw layouts.
+    #[pyo3(signature = (data, format="c1c3c2"))]
+    fn encrypt<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'_, PyAny>,
+        format: &str,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let f = self::format(format)?;
+        let d = crate::data(data, "data")?;
+        let k = &self.inner;
+        let out = py.detach(|| k.encrypt(&d, f)).map_err(err)?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<SM2PublicKey {}>", hex(&self.inner.to_uncompressed()))
+    }
+
+    /// Pickling (for multiprocessing and dask workers) goes through the SEC1 bytes.
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        Ok((
+            py.get_type::<PublicKey>().getattr("from_bytes")?,
+            (PyBytes::new(py, &self.inner.to_uncompressed()),),
+        ))
+    }
+
+    fn __hash__(&self) -> u64 {
+        let b = self.inner.to_uncompressed();
+        u64::from_le_bytes(b[1..9].try_into().expect("8 bytes"))
+    }
+}
+
+/// A single-use ephemeral key for one key exchange. Send `public_key()` to the peer; pass
+/// the object to `SM2PrivateKey.exchange`, which uses it up.
+#[pyclass(name = "SM2EphemeralKey", module = "shangmi", frozen)]
+pub(crate) struct EphemeralKey {
+    inner: std::sync::Mutex<Option<EphemeralSecret>>,
+    public: VerifyingKey,
+}
+
+#[pymethods]
+impl EphemeralKey {
+    #[staticmethod]
+    fn generate(py: Python<'_>) -> PyResult<Self> {
+        let e = py.detach(EphemeralSecret::random).map_err(err)?;
+        Ok(EphemeralKey {
+            public: *e.public_key(),
+            inner: std::sync::Mutex::new(Some(e)),
+        })
+    }
+
+    fn public_key(&self) -> PublicKey {
+        PublicKey { inner: self.public }
+    }
+}
+
+/// The result of a key exchange: `key`, this side's `confirmation` value to send, and
+/// `verify_confirmation(peer_value)` (constant time; raises `ValueError` on a mismatch).
+#[pyclass(name = "SM2KeyAgreement", module = "shangmi", frozen)]
+pub(crate) struct KeyAgreement {
+    inner: Agreement,
+}
+
+#[pymethods]
+impl KeyAgreement {
+    #[getter]
+    fn key<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.key())
+    }
+
+    #[getter]
+    fn confirmation<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.confirmation())
+    }
+
+    fn verify_confirmation(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner
+            .verify_confirmation(&data(value, "confirmation")?)
+            .map_err(err)
+    }
+}
+
+/// Verifies many signatures at once and returns each one's verdict (True/False) in order.
+/// `items` holds tuples `(public_key, data, signature)` or `(public_key, data, signature,
+/// id)`; `threads` is how many threads share the work (0: one per CPU). The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (items, encoding="der", threads=1))]
+fn verify_batch<'py>(
+    py: Python<'py>,
+    items: &Bound<'_, PyAny>,
+    encoding: &str,
+    threads: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let enc = match encoding {
+        "der" => sm2::SignatureEncoding::Der,
+        "raw" => sm2::SignatureEncoding::Raw,
+        _ => return Err(PyValueError::new_err("encoding is \"der\" or \"raw\"")),
+    };
+    struct Owned {
+        key: VerifyingKey,
+        data: Vec<u8>,
+        sig: Vec<u8>,
+        id: Vec<u8>,
+    }
+    let mut owned = Vec::new();
+    for item in items.try_iter()? {
+        let item = item?;
+        let n = item.len()?;
+        if !(3..=4).contains(&n) {
+            return Err(PyValueError::new_err(
+                "each item is (public_key, data, signature) or (public_key, data, signature, id)",
+            ));
+        }
+        let key = item.get_item(0)?;
+        let key = key
+            .cast::<PublicKey>()
+            .map_err(|_| PyValueError::new_err("item[0] must be an SM2PublicKey"))?;
+        owned.push(Owned {
+            key: key.get().inner,
+            data: data(&item.get_item(1)?, "data")?.to_vec(),
+            sig: data(&item.get_item(2)?, "signature")?.to_vec(),
+            id: if n == 4 {
+                data(&item.get_item(3)?, "id")?.to_vec()
+            } else {
+                sm2::DEFAULT_ID.to_vec()
+            },
+        });
+    }
+    let verdicts = py.detach(|| {
+        let batch: Vec<sm2::BatchItem<'_>> = owned
+            .iter()
+            .map(|o| sm2::BatchItem {
+                key: &o.key,
+                id: &o.id,
+                message: &o.data,
+                signature: &o.sig,
+                encoding: enc,
+            })
+            .collect();
+        sm2::verify_batch(&batch, threads)
+    });
+    PyList::new(py, verdicts)
+}
+
+/// Re-encodes an SM2 ciphertext from one layout to another without decrypting it.
+#[pyfunction]
+fn convert_ciphertext<'py>(
+    py: Python<'py>,
+    ciphertext: &Bound<'_, PyAny>,
+    from_format: &str,
+    to_format: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let c = data(ciphertext, "ciphertext")?;
+    let out = sm2::convert(
+        &c,
+        format(from_format)?,
+        format(to_format)?,
+        Default::default(),
+    )
+    .map_err(err)?;
+    Ok(PyBytes::new(py, &out))
+}
