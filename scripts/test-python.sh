@@ -13,10 +13,12 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 py="$venv/bin/python"
 "$py" -m pip install --quiet --disable-pip-version-check \
-  maturin pytest "cryptography>=42" "gmssl==3.2.2" "dask[distributed]>=2023.1"
+  maturin pytest mypy "cryptography>=42" "gmssl==3.2.2" "dask[distributed]>=2023.1"
 # A fresh build of the wheel from this clone, every run.
 "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./python
 "$venv/bin/pytest" -q python/tests
+# The type stubs match what the extension really exports (names, signatures, classes).
+"$py" -m mypy.stubtest shangmi._native
 # The benchmark runs end to end (figures from --quick are noise; see BENCHMARKS.md).
 "$py" -m shangmi.bench --quick >/dev/null
 echo "python: package built, suite passed"

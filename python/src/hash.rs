@@ -175,11 +175,19 @@ fn pbkdf2_hmac_sm3<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let p = data(password, "password")?;
     let s = data(salt, "salt")?;
-    let mut out = zeroize::Zeroizing::new(vec![0u8; dklen.unwrap_or(sm3::DIGEST_SIZE)]);
-    let buf = &mut out[..];
-    py.detach(|| sm3::pbkdf2(&p, &s, iterations, buf))
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(PyBytes::new(py, &out))
+    // Written into the bytes object directly: a huge dklen is Python's MemoryError (or the
+    // KDF's length error), never an aborting allocation here.
+    let len = dklen.unwrap_or(sm3::DIGEST_SIZE);
+    let err = |e: sm3::Pbkdf2Error| PyValueError::new_err(e.to_string());
+    if len < crate::RELEASE_GIL_AT {
+        // Short output, any number of iterations: always worth releasing the GIL.
+        let mut out = zeroize::Zeroizing::new(vec![0u8; len]);
+        let buf = &mut out[..];
+        py.detach(|| sm3::pbkdf2(&p, &s, iterations, buf))
+            .map_err(err)?;
+        return Ok(PyBytes::new(py, &out));
+    }
+    crate::bytes_from(py, &[], len, |buf| sm3::pbkdf2(&p, &s, iterations, buf))?.map_err(err)
 }
 
 /// The SM2 key-derivation function (GB/T 32918.4 KDF over SM3): `length` bytes from `z`.
@@ -190,9 +198,8 @@ fn sm2_kdf<'py>(
     length: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let z = data(z, "z")?;
-    let out = run(py, length, || sm3::kdf(&z, length))
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(PyBytes::new(py, &out))
+    crate::bytes_from(py, &[], length, |buf| sm3::kdf_into(&z, buf))?
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The SM3 digests of many messages at once, hashed several at a time in SIMD lanes, with

@@ -96,3 +96,9 @@ def test_many_messages():
     assert shangmi.sm3_many(m for m in [b"abc"]) == [shangmi.sm3_digest(b"abc")]
     with pytest.raises(TypeError):
         shangmi.sm3_many(["abc"])
+
+
+def test_package_docstring_examples_run():
+    import doctest
+
+    assert doctest.testmod(shangmi).failed == 0
