@@ -47,6 +47,9 @@ python3 tools/sm4_constants.py --check
 step "Rust tests (every backend this CPU has; fuzz seeds and regressions replayed)"
 cargo test --workspace --locked
 
+step "C library: header current, ASan/UBSan tests against OpenSSL, pkg-config example (./scripts/test-c.sh)"
+./scripts/test-c.sh
+
 step "Python package: pip install ./python into a venv, then its pytest suite (./scripts/test-python.sh)"
 if have "python3 -m venv --help" "the Python package's tests"; then
   ./scripts/test-python.sh
