@@ -50,6 +50,9 @@ cargo test --workspace --locked
 step "C library: header current, ASan/UBSan tests against OpenSSL, pkg-config example (./scripts/test-c.sh)"
 ./scripts/test-c.sh
 
+step "OpenSSL provider: openssl dgst/enc byte-identical through it, hashlib via OPENSSL_CONF (./scripts/test-provider.sh)"
+./scripts/test-provider.sh
+
 step "Python package: pip install ./python into a venv, then its pytest suite (./scripts/test-python.sh)"
 if have "python3 -m venv --help" "the Python package's tests"; then
   ./scripts/test-python.sh

@@ -1,0 +1,437 @@
+//! The SM4 modes ECB, CBC, CFB, OFB and CTR as OpenSSL ciphers, over the C library's
+//! streaming context (which buffers partial blocks and handles PKCS#7).
+
+use core::ffi::{c_int, c_void};
+use std::sync::OnceLock;
+
+use shangmi_c::shangmi_status;
+use shangmi_c::sm4::{
+    SHANGMI_SM4_CBC, SHANGMI_SM4_CFB, SHANGMI_SM4_CTR, SHANGMI_SM4_ECB, SHANGMI_SM4_OFB,
+    shangmi_sm4_stream, shangmi_sm4_stream_final, shangmi_sm4_stream_free, shangmi_sm4_stream_new,
+    shangmi_sm4_stream_update,
+};
+use zeroize::Zeroizing;
+
+use crate::params::{self, OsslParam, Static};
+use crate::{ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, guarded};
+
+/// One cipher operation in progress.
+struct Ctx {
+    mode: c_int,
+    key: Option<Zeroizing<[u8; 16]>>,
+    iv: [u8; 16],
+    encrypt: bool,
+    padding: bool,
+    /// Made at the first update, once key, IV and padding are all settled (OpenSSL sets the
+    /// padding through a parameter after init).
+    stream: *mut shangmi_sm4_stream,
+}
+
+// SAFETY: the stream pointer is owned by this context alone; OpenSSL uses a context from one
+// thread at a time.
+unsafe impl Send for Ctx {}
+
+impl Ctx {
+    fn reset_stream(&mut self) {
+        // SAFETY: the pointer is NULL or a live stream owned by this context.
+        unsafe { shangmi_sm4_stream_free(self.stream) };
+        self.stream = core::ptr::null_mut();
+    }
+
+    fn stream(&mut self) -> Option<*mut shangmi_sm4_stream> {
+        if self.stream.is_null() {
+            let key = self.key.as_ref()?;
+            let pad = self.padding && matches!(self.mode, SHANGMI_SM4_ECB | SHANGMI_SM4_CBC);
+            // SAFETY: key and IV are 16-byte arrays; the out pointer is our field.
+            let s = unsafe {
+                shangmi_sm4_stream_new(
+                    self.mode,
+                    key.as_ptr(),
+                    self.iv.as_ptr(),
+                    c_int::from(self.encrypt),
+                    c_int::from(pad),
+                    &mut self.stream,
+                )
+            };
+            if s != shangmi_status::Ok {
+                return None;
+            }
+        }
+        Some(self.stream)
+    }
+}
+
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        self.reset_stream();
+    }
+}
+
+type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+type Init = unsafe extern "C" fn(
+    *mut c_void,
+    *const u8,
+    usize,
+    *const u8,
+    usize,
+    *const OsslParam,
+) -> c_int;
+type Update =
+    unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
+type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
+type FreeCtx = unsafe extern "C" fn(*mut c_void);
+type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;
+type CtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
+type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
+type CtxGettable = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
+
+unsafe extern "C" fn newctx<const MODE: c_int>(_provctx: *mut c_void) -> *mut c_void {
+    guarded(core::ptr::null_mut(), || {
+        let c = Ctx {
+            mode: MODE,
+            key: None,
+            iv: [0; 16],
+            encrypt: true,
+            padding: true,
+            stream: core::ptr::null_mut(),
+        };
+        Box::into_raw(Box::new(c)).cast()
+    })
+}
+
+unsafe extern "C" fn freectx(ctx: *mut c_void) {
+    if !ctx.is_null() {
+        // SAFETY: made by `newctx` with `Box::into_raw`, freed once by the core.
+        drop(unsafe { Box::from_raw(ctx.cast::<Ctx>()) });
+    }
+}
+
+/// # Safety
+/// The core's contract for `cipher_encrypt_init`: `ctx` from `newctx`, key and IV NULL or
+/// of the given lengths, `ps` NULL or a terminated array.
+unsafe fn init(
+    ctx: *mut c_void,
+    key: *const u8,
+    key_len: usize,
+    iv: *const u8,
+    iv_len: usize,
+    ps: *const OsslParam,
+    encrypt: bool,
+) -> c_int {
+    guarded(0, || {
+        // SAFETY: the contract above.
+        let Some(c) = (unsafe { ctx.cast::<Ctx>().as_mut() }) else {
+            return 0;
+        };
+        c.reset_stream();
+        c.encrypt = encrypt;
+        if !key.is_null() {
+            if key_len != 16 {
+                return 0;
+            }
+            let mut k = Zeroizing::new([0u8; 16]);
+            // SAFETY: 16 readable bytes by the contract.
+            k.copy_from_slice(unsafe { core::slice::from_raw_parts(key, 16) });
+            c.key = Some(k);
+        }
+        if !iv.is_null() && c.mode != SHANGMI_SM4_ECB {
+            if iv_len != 16 {
+                return 0;
+            }
+            // SAFETY: 16 readable bytes by the contract.
+            c.iv.copy_from_slice(unsafe { core::slice::from_raw_parts(iv, 16) });
+        }
+        // SAFETY: the contract above.
+        unsafe { set_ctx_params(ctx, ps) }
+    })
+}
+
+unsafe extern "C" fn encrypt_init(
+    ctx: *mut c_void,
+    key: *const u8,
+    kl: usize,
+    iv: *const u8,
+    il: usize,
+    ps: *const OsslParam,
+) -> c_int {
+    // SAFETY: forwarded under the same contract.
+    unsafe { init(ctx, key, kl, iv, il, ps, true) }
+}
+
+unsafe extern "C" fn decrypt_init(
+    ctx: *mut c_void,
+    key: *const u8,
+    kl: usize,
+    iv: *const u8,
+    il: usize,
+    ps: *const OsslParam,
+) -> c_int {
+    // SAFETY: forwarded under the same contract.
+    unsafe { init(ctx, key, kl, iv, il, ps, false) }
+}
+
+unsafe extern "C" fn update(
+    ctx: *mut c_void,
+    out: *mut u8,
+    out_len: *mut usize,
+    out_size: usize,
+    input: *const u8,
+    len: usize,
+) -> c_int {
+    guarded(0, || {
+        // SAFETY: `ctx` from `newctx`; `out` has `out_size` writable bytes, `input` `len`
+        // readable ones (they may be the same buffer, which the stream allows).
+        unsafe {
+            let Some(c) = ctx.cast::<Ctx>().as_mut() else {
+                return 0;
+            };
+            let Some(s) = c.stream() else { return 0 };
+            let mut n = 0usize;
+            let st = shangmi_sm4_stream_update(s, input, len, out, out_size, &mut n);
+            if !out_len.is_null() {
+                *out_len = n;
+            }
+            c_int::from(st == shangmi_status::Ok)
+        }
+    })
+}
+
+unsafe extern "C" fn final_(
+    ctx: *mut c_void,
+    out: *mut u8,
+    out_len: *mut usize,
+    out_size: usize,
+) -> c_int {
+    guarded(0, || {
+        // SAFETY: as `update`.
+        unsafe {
+            let Some(c) = ctx.cast::<Ctx>().as_mut() else {
+                return 0;
+            };
+            let Some(s) = c.stream() else { return 0 };
+            let mut n = 0usize;
+            let st = shangmi_sm4_stream_final(s, out, out_size, &mut n);
+            if !out_len.is_null() {
+                *out_len = n;
+            }
+            c.reset_stream();
+            c_int::from(st == shangmi_status::Ok)
+        }
+    })
+}
+
+/// EVP_CIPH_*_MODE values.
+fn evp_mode(mode: c_int) -> u64 {
+    match mode {
+        SHANGMI_SM4_ECB => 1,
+        SHANGMI_SM4_CBC => 2,
+        SHANGMI_SM4_CFB => 3,
+        SHANGMI_SM4_OFB => 4,
+        _ => 5,
+    }
+}
+
+unsafe extern "C" fn get_params<const MODE: c_int>(ps: *mut OsslParam) -> c_int {
+    guarded(0, || {
+        let block = matches!(MODE, SHANGMI_SM4_ECB | SHANGMI_SM4_CBC);
+        // SAFETY: the core passes a terminated array whose entries fit their types.
+        unsafe {
+            for p in params::entries(ps) {
+                let v = if params::is(p, c"mode") {
+                    evp_mode(MODE)
+                } else if params::is(p, c"keylen") {
+                    16
+                } else if params::is(p, c"ivlen") {
+                    if MODE == SHANGMI_SM4_ECB { 0 } else { 16 }
+                } else if params::is(p, c"blocksize") {
+                    if block { 16 } else { 1 }
+                } else if [c"aead", c"custom-iv", c"cts", c"tls-multi", c"has-randkey"]
+                    .iter()
+                    .any(|k| params::is(p, k))
+                {
+                    0
+                } else {
+                    continue;
+                };
+                if !params::set_uint(p, v) {
+                    return 0;
+                }
+            }
+        }
+        1
+    })
+}
+
+unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
+    guarded(0, || {
+        // SAFETY: `ctx` from `newctx`; `ps` a terminated array whose entries fit their types.
+        unsafe {
+            let Some(c) = ctx.cast::<Ctx>().as_ref() else {
+                return 0;
+            };
+            for p in params::entries(ps) {
+                let ok = if params::is(p, c"keylen") {
+                    params::set_uint(p, 16)
+                } else if params::is(p, c"ivlen") {
+                    params::set_uint(p, if c.mode == SHANGMI_SM4_ECB { 0 } else { 16 })
+                } else if params::is(p, c"padding") {
+                    params::set_uint(p, u64::from(c.padding))
+                } else if params::is(p, c"iv") {
+                    params::set_octets(p, &c.iv)
+                } else {
+                    true
+                };
+                if !ok {
+                    return 0;
+                }
+            }
+        }
+        1
+    })
+}
+
+unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
+    guarded(0, || {
+        // SAFETY: `ctx` from `newctx`; `ps` NULL or a terminated array.
+        unsafe {
+            let Some(c) = ctx.cast::<Ctx>().as_mut() else {
+                return 0;
+            };
+            for p in params::entries(ps) {
+                if params::is(p, c"padding") {
+                    let Some(v) = params::get_uint(p) else {
+                        return 0;
+                    };
+                    if c.padding != (v != 0) {
+                        c.padding = v != 0;
+                        // Applies to the next stream (OpenSSL sets it before any data).
+                        c.reset_stream();
+                    }
+                } else if params::is(p, c"keylen") && params::get_uint(p) != Some(16) {
+                    return 0;
+                }
+            }
+        }
+        1
+    })
+}
+
+static GETTABLE: Static<[OsslParam; 10]> = Static([
+    params::describe(c"mode", params::UNSIGNED_INTEGER),
+    params::describe(c"keylen", params::UNSIGNED_INTEGER),
+    params::describe(c"ivlen", params::UNSIGNED_INTEGER),
+    params::describe(c"blocksize", params::UNSIGNED_INTEGER),
+    params::describe(c"aead", params::INTEGER),
+    params::describe(c"custom-iv", params::INTEGER),
+    params::describe(c"cts", params::INTEGER),
+    params::describe(c"tls-multi", params::INTEGER),
+    params::describe(c"has-randkey", params::INTEGER),
+    params::END,
+]);
+
+static CTX_GETTABLE: Static<[OsslParam; 5]> = Static([
+    params::describe(c"keylen", params::UNSIGNED_INTEGER),
+    params::describe(c"ivlen", params::UNSIGNED_INTEGER),
+    params::describe(c"padding", params::UNSIGNED_INTEGER),
+    params::describe(c"iv", params::OCTET_STRING),
+    params::END,
+]);
+
+static CTX_SETTABLE: Static<[OsslParam; 3]> = Static([
+    params::describe(c"padding", params::UNSIGNED_INTEGER),
+    params::describe(c"keylen", params::UNSIGNED_INTEGER),
+    params::END,
+]);
+
+unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const OsslParam {
+    GETTABLE.0.as_ptr()
+}
+
+unsafe extern "C" fn gettable_ctx_params(
+    _ctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    CTX_GETTABLE.0.as_ptr()
+}
+
+unsafe extern "C" fn settable_ctx_params(
+    _ctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    CTX_SETTABLE.0.as_ptr()
+}
+
+const OSSL_FUNC_CIPHER_NEWCTX: c_int = 1;
+const OSSL_FUNC_CIPHER_ENCRYPT_INIT: c_int = 2;
+const OSSL_FUNC_CIPHER_DECRYPT_INIT: c_int = 3;
+const OSSL_FUNC_CIPHER_UPDATE: c_int = 4;
+const OSSL_FUNC_CIPHER_FINAL: c_int = 5;
+const OSSL_FUNC_CIPHER_CIPHER: c_int = 6;
+const OSSL_FUNC_CIPHER_FREECTX: c_int = 7;
+const OSSL_FUNC_CIPHER_GET_PARAMS: c_int = 9;
+const OSSL_FUNC_CIPHER_GET_CTX_PARAMS: c_int = 10;
+const OSSL_FUNC_CIPHER_SET_CTX_PARAMS: c_int = 11;
+const OSSL_FUNC_CIPHER_GETTABLE_PARAMS: c_int = 12;
+const OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS: c_int = 13;
+const OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS: c_int = 14;
+
+fn table<const MODE: c_int>() -> Vec<Dispatch> {
+    vec![
+        entry::<NewCtx>(OSSL_FUNC_CIPHER_NEWCTX, newctx::<MODE>),
+        entry::<Init>(OSSL_FUNC_CIPHER_ENCRYPT_INIT, encrypt_init),
+        entry::<Init>(OSSL_FUNC_CIPHER_DECRYPT_INIT, decrypt_init),
+        entry::<Update>(OSSL_FUNC_CIPHER_UPDATE, update),
+        entry::<Final>(OSSL_FUNC_CIPHER_FINAL, final_),
+        entry::<Update>(OSSL_FUNC_CIPHER_CIPHER, update),
+        entry::<FreeCtx>(OSSL_FUNC_CIPHER_FREECTX, freectx),
+        entry::<GetParams>(OSSL_FUNC_CIPHER_GET_PARAMS, get_params::<MODE>),
+        entry::<CtxParams>(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, get_ctx_params),
+        entry::<CtxParams>(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, set_ctx_params),
+        entry::<Gettable>(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, gettable_params),
+        entry::<CtxGettable>(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, gettable_ctx_params),
+        entry::<CtxGettable>(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, settable_ctx_params),
+        DISPATCH_END,
+    ]
+}
+
+/// The ciphers this provider offers, under OpenSSL's names and OIDs for them.
+pub(crate) fn algorithms() -> *const Algorithm {
+    /// The dispatch tables and the algorithm list that points into them.
+    type Tables = Static<(Vec<Vec<Dispatch>>, Vec<Algorithm>)>;
+    static T: OnceLock<Tables> = OnceLock::new();
+    let t = T.get_or_init(|| {
+        let tables = vec![
+            table::<SHANGMI_SM4_ECB>(),
+            table::<SHANGMI_SM4_CBC>(),
+            table::<SHANGMI_SM4_CFB>(),
+            table::<SHANGMI_SM4_OFB>(),
+            table::<SHANGMI_SM4_CTR>(),
+        ];
+        let names = [
+            (c"SM4-ECB:1.2.156.10197.1.104.1", c"shangmi SM4-ECB"),
+            (c"SM4-CBC:SM4:1.2.156.10197.1.104.2", c"shangmi SM4-CBC"),
+            (
+                c"SM4-CFB:SM4-CFB128:1.2.156.10197.1.104.4",
+                c"shangmi SM4-CFB128",
+            ),
+            (
+                c"SM4-OFB:SM4-OFB128:1.2.156.10197.1.104.3",
+                c"shangmi SM4-OFB",
+            ),
+            (c"SM4-CTR:1.2.156.10197.1.104.7", c"shangmi SM4-CTR"),
+        ];
+        let mut algs: Vec<Algorithm> = names
+            .iter()
+            .zip(&tables)
+            .map(|((n, d), t)| Algorithm {
+                names: n.as_ptr(),
+                properties: PROPERTIES.as_ptr(),
+                implementation: t.as_ptr(),
+                description: d.as_ptr(),
+            })
+            .collect();
+        algs.push(ALGORITHM_END);
+        Static((tables, algs))
+    });
+    t.0.1.as_ptr()
+}

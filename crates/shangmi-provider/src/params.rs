@@ -1,0 +1,162 @@
+//! OSSL_PARAM arrays, read and written by hand: the provider links nothing from libcrypto, so
+//! the same module loads into any OpenSSL 3.x process.
+
+use core::ffi::{CStr, c_char, c_uint, c_void};
+
+/// `OSSL_PARAM` (openssl/core.h).
+#[repr(C)]
+pub struct OsslParam {
+    pub key: *const c_char,
+    pub data_type: c_uint,
+    pub data: *mut c_void,
+    pub data_size: usize,
+    pub return_size: usize,
+}
+
+pub const INTEGER: c_uint = 1;
+pub const UNSIGNED_INTEGER: c_uint = 2;
+pub const UTF8_STRING: c_uint = 4;
+pub const OCTET_STRING: c_uint = 5;
+pub const UTF8_PTR: c_uint = 6;
+/// OSSL_PARAM_UNMODIFIED: what `return_size` holds until a value is written.
+const UNMODIFIED: usize = usize::MAX;
+
+/// A static descriptor table (gettable/settable lists) and other tables of pointers to static
+/// data, shared read-only by every thread.
+#[repr(transparent)]
+pub struct Static<T>(pub T);
+// SAFETY: the wrapped tables point only at static, immutable data (names, functions), and
+// are never written after they are built.
+unsafe impl<T> Sync for Static<T> {}
+// SAFETY: as for `Sync`: moving such a table between threads moves only pointers to statics.
+unsafe impl<T> Send for Static<T> {}
+
+/// A descriptor entry for a gettable/settable list.
+pub const fn describe(key: &'static CStr, data_type: c_uint) -> OsslParam {
+    OsslParam {
+        key: key.as_ptr(),
+        data_type,
+        data: core::ptr::null_mut(),
+        data_size: 0,
+        return_size: UNMODIFIED,
+    }
+}
+
+/// The terminating entry.
+pub const END: OsslParam = OsslParam {
+    key: core::ptr::null(),
+    data_type: 0,
+    data: core::ptr::null_mut(),
+    data_size: 0,
+    return_size: 0,
+};
+
+/// The entries of a caller's array (NULL is an empty array).
+///
+/// # Safety
+/// `params` is NULL or an array terminated by an entry with a NULL key.
+pub unsafe fn entries<'a>(params: *const OsslParam) -> impl Iterator<Item = *mut OsslParam> + 'a {
+    let mut p = params as *mut OsslParam;
+    core::iter::from_fn(move || {
+        // SAFETY: the array is terminated, and we stop at the terminator.
+        if p.is_null() || unsafe { (*p).key.is_null() } {
+            return None;
+        }
+        let cur = p;
+        // SAFETY: `cur` is not the terminator, so the next entry exists.
+        p = unsafe { p.add(1) };
+        Some(cur)
+    })
+}
+
+/// Whether entry `p` has key `key`.
+///
+/// # Safety
+/// `p` is an entry of a valid array.
+pub unsafe fn is(p: *const OsslParam, key: &CStr) -> bool {
+    // SAFETY: entries have NUL-terminated keys.
+    unsafe { CStr::from_ptr((*p).key) == key }
+}
+
+/// Writes an integer into an entry of either integer type, 4 or 8 bytes.
+///
+/// # Safety
+/// `p` is an entry whose `data` has `data_size` writable bytes.
+pub unsafe fn set_uint(p: *mut OsslParam, v: u64) -> bool {
+    // SAFETY: the caller's contract; sizes checked before each write.
+    unsafe {
+        let e = &mut *p;
+        if e.data_type != UNSIGNED_INTEGER && e.data_type != INTEGER || e.data.is_null() {
+            return false;
+        }
+        match e.data_size {
+            4 => match u32::try_from(v) {
+                Ok(x) => (e.data as *mut u32).write_unaligned(x),
+                Err(_) => return false,
+            },
+            8 => (e.data as *mut u64).write_unaligned(v),
+            _ => return false,
+        }
+        e.return_size = e.data_size;
+    }
+    true
+}
+
+/// Reads an integer entry (4 or 8 bytes, signed values must be non-negative).
+///
+/// # Safety
+/// `p` is an entry whose `data` has `data_size` readable bytes.
+pub unsafe fn get_uint(p: *const OsslParam) -> Option<u64> {
+    // SAFETY: the caller's contract; sizes checked before each read.
+    unsafe {
+        let e = &*p;
+        if e.data.is_null() {
+            return None;
+        }
+        match (e.data_type, e.data_size) {
+            (UNSIGNED_INTEGER, 4) => Some(u64::from((e.data as *const u32).read_unaligned())),
+            (UNSIGNED_INTEGER, 8) => Some((e.data as *const u64).read_unaligned()),
+            (INTEGER, 4) => u64::try_from((e.data as *const i32).read_unaligned()).ok(),
+            (INTEGER, 8) => u64::try_from((e.data as *const i64).read_unaligned()).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Points a UTF8_PTR entry at a static string (or copies into a UTF8_STRING one).
+///
+/// # Safety
+/// `p` is an entry whose `data` fits its type and `data_size`.
+pub unsafe fn set_str(p: *mut OsslParam, s: &'static CStr) -> bool {
+    // SAFETY: the caller's contract; sizes checked before each write.
+    unsafe {
+        let e = &mut *p;
+        let len = s.to_bytes().len();
+        match e.data_type {
+            UTF8_PTR if !e.data.is_null() => *(e.data as *mut *const c_char) = s.as_ptr(),
+            UTF8_STRING if !e.data.is_null() && e.data_size > len => {
+                core::ptr::copy_nonoverlapping(s.as_ptr(), e.data as *mut c_char, len + 1);
+            }
+            _ => return false,
+        }
+        e.return_size = len;
+    }
+    true
+}
+
+/// Copies bytes into an OCTET_STRING entry.
+///
+/// # Safety
+/// `p` is an entry whose `data` has `data_size` writable bytes.
+pub unsafe fn set_octets(p: *mut OsslParam, v: &[u8]) -> bool {
+    // SAFETY: the caller's contract; the size is checked before the copy.
+    unsafe {
+        let e = &mut *p;
+        if e.data_type != OCTET_STRING || e.data.is_null() || e.data_size < v.len() {
+            return false;
+        }
+        core::ptr::copy_nonoverlapping(v.as_ptr(), e.data as *mut u8, v.len());
+        e.return_size = v.len();
+    }
+    true
+}
