@@ -8,15 +8,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cc=${CC:-cc}
 cargo test --quiet --locked -p shangmi-capi --test header
-cargo build --quiet --locked -p shangmi-capi
 target=${CARGO_TARGET_DIR:-target}
 out=$target/c-tests
 mkdir -p "$out"
+# One release build serves both the installation and the sanitizer run (the sanitizers
+# instrument the C side: every pointer the library is handed and every buffer it writes).
+./scripts/install-c.sh "$out/prefix" >/dev/null
 "$cc" -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer -I crates/shangmi-capi/include crates/shangmi-capi/c/test_capi.c \
-  "$target/debug/libshangmi_c.a" -lcrypto -lpthread -ldl -lm -o "$out/test_capi"
+  "$out/prefix/lib/libshangmi_c.a" -lcrypto -lpthread -ldl -lm -o "$out/test_capi"
 "$out/test_capi"
-./scripts/install-c.sh "$out/prefix" >/dev/null
 export PKG_CONFIG_PATH=$out/prefix/lib/pkgconfig
 # shellcheck disable=SC2046 # pkg-config's output is meant to split into arguments
 "$cc" -Wall -Wextra -Werror crates/shangmi-capi/c/example.c $(pkg-config --cflags --libs shangmi) \
