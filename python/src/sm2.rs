@@ -243,6 +243,47 @@ impl PrivateKey {
         encode_sig(py, &sig, encoding)
     }
 
+    /// Signs many messages in one call (GIL released), with nonces prepared in a batch that
+    /// shares one inversion (and, on AVX-512 IFMA CPUs, eight fixed-base multiplications per
+    /// pass): several times the rate of `sign` in a loop. The trade-off: pooled nonces come
+    /// straight from the OS generator and are not hedged with the key and message.
+    #[pyo3(signature = (messages, id=None, encoding="der"))]
+    fn sign_many<'py>(
+        &self,
+        py: Python<'py>,
+        messages: &Bound<'_, PyAny>,
+        id: Option<&Bound<'_, PyAny>>,
+        encoding: &str,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let items: Vec<Bound<'_, PyAny>> = messages.try_iter()?.collect::<PyResult<_>>()?;
+        let datas = items
+            .iter()
+            .map(|m| data(m, "message"))
+            .collect::<PyResult<Vec<_>>>()?;
+        let id = id_or_default(id)?;
+        let k = &self.inner;
+        let z = k.verifying_key().z(&id).map_err(err)?;
+        let sigs = py
+            .detach(|| {
+                let mut pool = sm2::PresignPool::new(datas.len().max(1));
+                datas
+                    .iter()
+                    .map(|d| {
+                        let mut h = shangmi::sm3::Sm3::new();
+                        h.update(&z);
+                        h.update(d);
+                        k.sign_digest_with_pool(&mut pool, &h.finalize())
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(err)?;
+        let out = sigs
+            .iter()
+            .map(|s| encode_sig(py, s, encoding))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, out)
+    }
+
     /// Decrypts an SM2 ciphertext in `format` ("c1c3c2", "c1c2c3" or "asn1"). Raises
     /// `DecryptionError` (one error for every cause) and returns nothing when C3 does not
     /// match.

@@ -208,3 +208,17 @@ def test_openssl_keys_and_signatures(tmp_path):
         check=True,
         capture_output=True,
     )
+
+
+def test_sign_many_signatures_verify():
+    sk = shangmi.SM2PrivateKey.generate()
+    pk = sk.public_key()
+    msgs = [b"m%d" % i for i in range(70)] + [bytearray(b"x" * 5000)]
+    for enc in ("der", "raw"):
+        sigs = sk.sign_many(msgs, id=b"alice", encoding=enc)
+        assert len(sigs) == len(msgs) and len(set(sigs)) == len(sigs)
+        for m, s in zip(msgs, sigs):
+            pk.verify(s, m, id=b"alice", encoding=enc)
+    assert sk.sign_many([]) == []
+    with pytest.raises(TypeError):
+        sk.sign_many(["text"])
