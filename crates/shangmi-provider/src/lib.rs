@@ -1,6 +1,6 @@
 //! An OpenSSL 3 provider: `shangmi.so`, loaded by the stock `openssl` and libcrypto (with
-//! `-provider-path DIR -provider shangmi`, or from `openssl.cnf`), answering for SM3 and the
-//! SM4 modes with the property `provider=shangmi`. It links nothing from libcrypto (the
+//! `-provider-path DIR -provider shangmi`, or from `openssl.cnf`), answering for SM3, the
+//! SM4 modes and SM2 (keys, signatures, encryption) with the property `provider=shangmi`. It links nothing from libcrypto (the
 //! OSSL_PARAM arrays are read and written in `params.rs`), so one build loads into OpenSSL
 //! 3.0 and every later 3.x. `scripts/build-provider.sh` puts it at `target/ossl-modules/`.
 //!
@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 mod cipher;
 mod digest;
 mod params;
+mod sm2;
 
 use params::{OsslParam, Static};
 
@@ -66,6 +67,9 @@ const OSSL_FUNC_PROVIDER_GET_PARAMS: c_int = 1026;
 const OSSL_FUNC_PROVIDER_QUERY_OPERATION: c_int = 1027;
 const OSSL_OP_DIGEST: c_int = 1;
 const OSSL_OP_CIPHER: c_int = 2;
+const OSSL_OP_KEYMGMT: c_int = 10;
+const OSSL_OP_SIGNATURE: c_int = 12;
+const OSSL_OP_ASYM_CIPHER: c_int = 13;
 
 type Teardown = unsafe extern "C" fn(*mut c_void);
 type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
@@ -128,6 +132,9 @@ unsafe extern "C" fn query_operation(
         match operation {
             OSSL_OP_DIGEST => digest::algorithms(),
             OSSL_OP_CIPHER => cipher::algorithms(),
+            OSSL_OP_KEYMGMT => sm2::keymgmt(),
+            OSSL_OP_SIGNATURE => sm2::signature(),
+            OSSL_OP_ASYM_CIPHER => sm2::asym_cipher(),
             _ => core::ptr::null(),
         }
     })
