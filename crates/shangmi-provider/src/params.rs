@@ -160,3 +160,22 @@ pub unsafe fn set_octets(p: *mut OsslParam, v: &[u8]) -> bool {
     }
     true
 }
+
+/// Whether a UTF8_STRING entry names `want` (ASCII case ignored; a trailing NUL allowed):
+/// how the group and digest names OpenSSL passes are checked. False for any other type.
+///
+/// # Safety
+/// `p` is an entry whose `data` has `data_size` readable bytes.
+pub unsafe fn names(p: *const OsslParam, want: &[u8]) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let e = &*p;
+        if e.data_type != UTF8_STRING || e.data.is_null() {
+            return false;
+        }
+        let v = core::slice::from_raw_parts(e.data as *const u8, e.data_size);
+        v.strip_suffix(b"\0")
+            .unwrap_or(v)
+            .eq_ignore_ascii_case(want)
+    }
+}

@@ -113,16 +113,8 @@ unsafe extern "C" fn gen_set_params(_g: *mut c_void, ps: *const OsslParam) -> c_
         // SAFETY: the core passes a terminated array (or NULL).
         unsafe {
             for p in params::entries(ps) {
-                if params::is(p, c"group") {
-                    let e = &*p;
-                    if e.data_type != params::UTF8_STRING || e.data.is_null() {
-                        return 0;
-                    }
-                    let g = core::slice::from_raw_parts(e.data as *const u8, e.data_size);
-                    let g = g.strip_suffix(b"\0").unwrap_or(g);
-                    if !g.eq_ignore_ascii_case(b"SM2") {
-                        return 0;
-                    }
+                if params::is(p, c"group") && !params::names(p, b"SM2") {
+                    return 0;
                 }
             }
         }
@@ -212,15 +204,8 @@ unsafe extern "C" fn km_import(k: *mut c_void, selection: c_int, ps: *const Ossl
                     public = Some(
                         core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec(),
                     );
-                } else if params::is(p, c"group") {
-                    let e = &*p;
-                    if e.data_type != params::UTF8_STRING || e.data.is_null() {
-                        return 0;
-                    }
-                    let g = core::slice::from_raw_parts(e.data as *const u8, e.data_size);
-                    if !g.eq_ignore_ascii_case(b"SM2") {
-                        return 0;
-                    }
+                } else if params::is(p, c"group") && !params::names(p, b"SM2") {
+                    return 0;
                 }
             }
             if selection & SELECT_PRIVATE != 0
@@ -662,16 +647,8 @@ unsafe extern "C" fn sig_set_params(ctx: *mut c_void, ps: *const OsslParam) -> c
                     } else {
                         core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec()
                     };
-                } else if params::is(p, c"digest") {
-                    let e = &*p;
-                    if e.data_type != params::UTF8_STRING || e.data.is_null() {
-                        return 0;
-                    }
-                    let name = core::slice::from_raw_parts(e.data as *const u8, e.data_size);
-                    let name = name.strip_suffix(b"\0").unwrap_or(name);
-                    if !name.eq_ignore_ascii_case(b"SM3") {
-                        return 0;
-                    }
+                } else if params::is(p, c"digest") && !params::names(p, b"SM3") {
+                    return 0;
                 }
             }
             1
@@ -848,16 +825,8 @@ unsafe extern "C" fn ac_set_params(_ctx: *mut c_void, ps: *const OsslParam) -> c
         // SAFETY: the core passes a terminated array (or NULL).
         unsafe {
             for p in params::entries(ps) {
-                if params::is(p, c"digest") {
-                    let e = &*p;
-                    if e.data_type != params::UTF8_STRING || e.data.is_null() {
-                        return 0;
-                    }
-                    let name = core::slice::from_raw_parts(e.data as *const u8, e.data_size);
-                    let name = name.strip_suffix(b"\0").unwrap_or(name);
-                    if !name.eq_ignore_ascii_case(b"SM3") {
-                        return 0;
-                    }
+                if params::is(p, c"digest") && !params::names(p, b"SM3") {
+                    return 0;
                 }
             }
         }
@@ -918,11 +887,24 @@ fn algorithm(table: Vec<Dispatch>, description: &'static CStr) -> Tables {
     Static((table, algs))
 }
 
+/// The algorithm list of one SM2 operation, built on first use.
+fn list(
+    cell: &'static OnceLock<Tables>,
+    table: impl FnOnce() -> Vec<Dispatch>,
+    description: &'static CStr,
+) -> *const Algorithm {
+    cell.get_or_init(|| algorithm(table(), description))
+        .0
+        .1
+        .as_ptr()
+}
+
 /// The SM2 key management.
 pub(crate) fn keymgmt() -> *const Algorithm {
     static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| {
-        algorithm(
+    list(
+        &T,
+        || {
             vec![
                 entry::<New>(1, km_new),
                 entry::<GenInit>(2, gen_init),
@@ -942,20 +924,18 @@ pub(crate) fn keymgmt() -> *const Algorithm {
                 entry::<Types>(43, km_types),
                 entry::<Dup>(44, km_dup),
                 DISPATCH_END,
-            ],
-            c"shangmi SM2 keys",
-        )
-    })
-    .0
-    .1
-    .as_ptr()
+            ]
+        },
+        c"shangmi SM2 keys",
+    )
 }
 
 /// SM2 signatures (SM2 with SM3, `distid` settable).
 pub(crate) fn signature() -> *const Algorithm {
     static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| {
-        algorithm(
+    list(
+        &T,
+        || {
             vec![
                 entry::<SigNew>(1, sig_new),
                 entry::<Init>(2, sign_init),
@@ -975,20 +955,18 @@ pub(crate) fn signature() -> *const Algorithm {
                 entry::<CtxParams>(20, sig_set_params),
                 entry::<CtxTable>(21, sig_settable),
                 DISPATCH_END,
-            ],
-            c"shangmi SM2 signature",
-        )
-    })
-    .0
-    .1
-    .as_ptr()
+            ]
+        },
+        c"shangmi SM2 signature",
+    )
 }
 
 /// SM2 public-key encryption in OpenSSL's ASN.1 layout.
 pub(crate) fn asym_cipher() -> *const Algorithm {
     static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| {
-        algorithm(
+    list(
+        &T,
+        || {
             vec![
                 entry::<New>(1, ac_new),
                 entry::<Init>(2, ac_init),
@@ -999,11 +977,8 @@ pub(crate) fn asym_cipher() -> *const Algorithm {
                 entry::<CtxParams>(10, ac_set_params),
                 entry::<CtxTable>(11, ac_settable),
                 DISPATCH_END,
-            ],
-            c"shangmi SM2 encryption",
-        )
-    })
-    .0
-    .1
-    .as_ptr()
+            ]
+        },
+        c"shangmi SM2 encryption",
+    )
 }
