@@ -47,6 +47,11 @@ static void test_sm3(void) {
     CHECK(shangmi_sm3(NULL, 5, d) == SHANGMI_STATUS_ERR_NULL_POINTER);
     CHECK(shangmi_sm3(NULL, 0, NULL) == SHANGMI_STATUS_ERR_NULL_POINTER);
     OK(shangmi_sm3(NULL, 0, d)); /* the empty message */
+    uint8_t inplace[64];
+    memset(inplace, 'a', sizeof inplace);
+    OK(shangmi_sm3(inplace, 64, e));
+    OK(shangmi_sm3(inplace, 64, inplace)); /* output over its own input */
+    CHECK(memcmp(inplace, e, 32) == 0);
 
     /* Against OpenSSL's SM3 and HMAC-SM3 at many lengths. */
     static uint8_t buf[5000];
@@ -282,6 +287,9 @@ static void test_sm2(void) {
     OK(shangmi_sm2_decrypt(sk, SHANGMI_SM2_C1C3C2, ct, n, pt, sizeof pt, &n));
     CHECK(n == mlen && memcmp(pt, msg, mlen) == 0);
     CHECK(shangmi_sm2_decrypt(sk, 9, ct, n, pt, sizeof pt, &n) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT);
+    OK(shangmi_sm2_encrypt(pk, SHANGMI_SM2_C1C2C3, msg, mlen, ct, sizeof ct, &n));
+    OK(shangmi_sm2_decrypt(sk, SHANGMI_SM2_C1C2C3, ct, n, ct, sizeof ct, &n)); /* in place */
+    CHECK(n == mlen && memcmp(ct, msg, mlen) == 0);
 
     /* Key files round trip, with and without a password; hostile key bytes. */
     uint8_t der[512];

@@ -107,6 +107,28 @@ pub(crate) unsafe fn output<'a>(
     Ok(unsafe { core::slice::from_raw_parts_mut(out, need) })
 }
 
+/// Reports `need` through `out_len` and checks that `out` can take it, without making a slice
+/// over `out` (so input slices that may overlap it can still be alive).
+///
+/// # Safety
+/// `out_len` must be NULL or writable.
+pub(crate) unsafe fn room(
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+    need: usize,
+) -> Result {
+    if out_len.is_null() {
+        return Err(shangmi_status::ErrNullPointer);
+    }
+    // SAFETY: non-null and writable by the caller's contract.
+    unsafe { *out_len = need };
+    if out.is_null() || out_cap < need {
+        return Err(shangmi_status::ErrBufferTooSmall);
+    }
+    Ok(())
+}
+
 /// Sets `*out_len` to the bytes actually written (after an upper-bound `output`).
 ///
 /// # Safety

@@ -11,7 +11,7 @@ use shangmi::sm2::{
 use zeroize::Zeroizing;
 
 use crate::{
-    Result, fixed, fixed_out, give, guard, handle, input, output, release, shangmi_status,
+    Result, fixed, fixed_out, give, guard, handle, input, output, release, room, shangmi_status,
 };
 
 /// DER signatures (SEQUENCE of two INTEGERs, at most 72 bytes), as OpenSSL writes them.
@@ -506,13 +506,16 @@ pub unsafe extern "C" fn shangmi_sm2_sign(
     out_len: *mut usize,
 ) -> shangmi_status {
     guard(|| {
-        // SAFETY: the caller's contract above.
-        let (k, id, m) = unsafe { (handle(key)?, self::id(id, id_len)?, input(msg, len)?) };
         let bound = if encoding == SHANGMI_SIG_RAW { 64 } else { 72 };
-        // Sized before signing, so a size query costs no signature.
+        // Sized before signing, so a size query costs no signature; no slice over `out`
+        // exists while the message (which may overlap it) is read.
         // SAFETY: the caller's contract above.
-        unsafe { output(out, out_cap, out_len, bound)? };
-        let sig = encode(&k.inner.sign_with_id(id, m).map_err(err)?, encoding)?;
+        unsafe { room(out, out_cap, out_len, bound)? };
+        let sig = {
+            // SAFETY: the caller's contract above.
+            let (k, id, m) = unsafe { (handle(key)?, self::id(id, id_len)?, input(msg, len)?) };
+            encode(&k.inner.sign_with_id(id, m).map_err(err)?, encoding)?
+        };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &sig) }
     })
@@ -536,7 +539,7 @@ pub unsafe extern "C" fn shangmi_sm2_sign_digest(
         let (k, e) = unsafe { (handle(key)?, fixed::<32>(digest)?) };
         let bound = if encoding == SHANGMI_SIG_RAW { 64 } else { 72 };
         // SAFETY: the caller's contract above.
-        unsafe { output(out, out_cap, out_len, bound)? };
+        unsafe { room(out, out_cap, out_len, bound)? };
         let sig = encode(&k.inner.sign_digest(&e).map_err(err)?, encoding)?;
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &sig) }
@@ -612,8 +615,6 @@ pub unsafe extern "C" fn shangmi_sm2_encrypt(
     out_len: *mut usize,
 ) -> shangmi_status {
     guard(|| {
-        // SAFETY: the caller's contract above.
-        let (k, m) = unsafe { (handle(key)?, input(msg, len)?) };
         let f = self::format(format)?;
         let bound = match f {
             Format::Der => len.checked_add(126),
@@ -621,8 +622,13 @@ pub unsafe extern "C" fn shangmi_sm2_encrypt(
         }
         .ok_or(shangmi_status::ErrInvalidArgument)?;
         // SAFETY: the caller's contract above.
-        unsafe { output(out, out_cap, out_len, bound)? };
-        let ct = k.inner.encrypt(m, f).map_err(err)?;
+        unsafe { room(out, out_cap, out_len, bound)? };
+        let ct = {
+            // The message is read while no slice over `out` exists (they may overlap).
+            // SAFETY: the caller's contract above.
+            let (k, m) = unsafe { (handle(key)?, input(msg, len)?) };
+            k.inner.encrypt(m, f).map_err(err)?
+        };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &ct) }
     })
@@ -644,16 +650,19 @@ pub unsafe extern "C" fn shangmi_sm2_decrypt(
     out_len: *mut usize,
 ) -> shangmi_status {
     guard(|| {
-        // SAFETY: the caller's contract above.
-        let (k, c) = unsafe { (handle(key)?, input(ct, len)?) };
         let f = self::format(format)?;
         // SAFETY: the caller's contract above.
-        unsafe { output(out, out_cap, out_len, len)? };
-        let pt = Zeroizing::new(
-            k.inner
-                .decrypt(c, f)
-                .map_err(|_| shangmi_status::ErrAuthentication)?,
-        );
+        unsafe { room(out, out_cap, out_len, len)? };
+        let pt = {
+            // The ciphertext is read while no slice over `out` exists (they may overlap).
+            // SAFETY: the caller's contract above.
+            let (k, c) = unsafe { (handle(key)?, input(ct, len)?) };
+            Zeroizing::new(
+                k.inner
+                    .decrypt(c, f)
+                    .map_err(|_| shangmi_status::ErrAuthentication)?,
+            )
+        };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &pt) }
     })

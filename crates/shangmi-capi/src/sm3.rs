@@ -16,9 +16,12 @@ pub struct shangmi_sm3_ctx {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn shangmi_sm3(data: *const u8, len: usize, out: *mut u8) -> shangmi_status {
     guard(|| {
+        // The digest is computed before the output is touched: the caller may hash a buffer
+        // that overlaps it.
         // SAFETY: the caller's contract above.
-        let (d, o) = unsafe { (input(data, len)?, fixed_out::<32>(out)?) };
-        *o = sm3::hash(d);
+        let d = sm3::hash(unsafe { input(data, len)? });
+        // SAFETY: the caller's contract above.
+        *unsafe { fixed_out::<32>(out)? } = d;
         Ok(())
     })
 }
@@ -140,9 +143,12 @@ pub unsafe extern "C" fn shangmi_sm3_kdf(
     out_len: usize,
 ) -> shangmi_status {
     guard(|| {
+        // Copied first: the shared secret may sit in the output buffer.
         // SAFETY: the caller's contract above.
-        let (z, o) = unsafe { (input(z, z_len)?, exact_out(out, out_len)?) };
-        sm3::kdf_into(z, o).map_err(|_| shangmi_status::ErrInvalidArgument)
+        let z = zeroize::Zeroizing::new(unsafe { input(z, z_len)? }.to_vec());
+        // SAFETY: the caller's contract above.
+        let o = unsafe { exact_out(out, out_len)? };
+        sm3::kdf_into(&z, o).map_err(|_| shangmi_status::ErrInvalidArgument)
     })
 }
 

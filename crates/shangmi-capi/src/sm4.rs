@@ -642,14 +642,11 @@ pub unsafe extern "C" fn shangmi_sm4_cmac(
 ) -> shangmi_status {
     guard(|| {
         // SAFETY: the caller's contract above.
-        let (k, d, o) = unsafe {
-            (
-                Zeroizing::new(fixed::<16>(key)?),
-                input(data, len)?,
-                fixed_out::<16>(out)?,
-            )
-        };
-        *o = modes::mac::cmac(&k, d);
+        let k = Zeroizing::new(unsafe { fixed::<16>(key)? });
+        // SAFETY: the caller's contract above; the tag is written after the data is read.
+        let tag = modes::mac::cmac(&k, unsafe { input(data, len)? });
+        // SAFETY: the caller's contract above.
+        *unsafe { fixed_out::<16>(out)? } = tag;
         Ok(())
     })
 }
@@ -800,15 +797,20 @@ pub unsafe extern "C" fn shangmi_sm4_stream_update(
         }
         let block = s.block_mode();
         let need = s.ready(len, block);
-        // SAFETY: the caller's contract above.
-        let o = unsafe { output(out, out_cap, out_len, need)? };
         if !block {
-            // SAFETY: the caller's contract above.
+            // SAFETY: the caller's contract above; the input is moved in by raw copy (no
+            // slice over it), so it may be the output buffer itself.
+            let o = unsafe { output(out, out_cap, out_len, need)? };
+            // SAFETY: as above.
             unsafe { move_in(o, src, len)? };
             return s.apply(o);
         }
-        // SAFETY: the caller's contract above; copied before `o` is written.
-        let d = unsafe { input(src, len)? }.to_vec();
+        // The input is copied before any slice over the output exists: the two may be the
+        // same memory, and a shared and a mutable slice over it must never coexist.
+        // SAFETY: the caller's contract above.
+        let d = Zeroizing::new(unsafe { input(src, len)? }.to_vec());
+        // SAFETY: the caller's contract above.
+        let o = unsafe { output(out, out_cap, out_len, need)? };
         s.pending.extend_from_slice(&d);
         let rest = s.pending.split_off(need);
         let mut now = core::mem::replace(&mut *s.pending, rest);
