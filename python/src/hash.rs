@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use shangmi::sm3;
 
-use crate::{data, run};
+use crate::{data, hex, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sm3>()?;
@@ -16,10 +16,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sm2_kdf, m)?)?;
     m.add_function(wrap_pyfunction!(sm3_many, m)?)?;
     Ok(())
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// SM3 as a `hashlib` object: `sm3(b"abc").hexdigest()`, `update`, `copy`; also a

@@ -100,6 +100,11 @@ pub(crate) fn array<const N: usize>(obj: &Bound<'_, PyAny>, what: &str) -> PyRes
         .map_err(|_| PyValueError::new_err(format!("{what} must be {N} bytes, not {}", d.len())))
 }
 
+/// Lower-case hex, written without branching on the bytes (a private key's among them).
+pub(crate) fn hex(b: &[u8]) -> String {
+    base16ct::lower::encode_string(b)
+}
+
 /// Runs `f` with the GIL released when `len` is large enough to be worth it.
 pub(crate) fn run<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
     if len >= RELEASE_GIL_AT {

@@ -11,7 +11,7 @@ use shangmi::sm2::{
 };
 use zeroize::Zeroizing;
 
-use crate::{DecryptionError, InvalidSignature, array, data, run};
+use crate::{DecryptionError, InvalidSignature, array, data, hex, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PrivateKey>()?;
@@ -107,7 +107,12 @@ impl PrivateKey {
     /// From 64 hex digits (as other SM libraries exchange keys).
     #[staticmethod]
     fn from_hex(hex: &str) -> PyResult<Self> {
-        let d = Zeroizing::new(decode_hex::<32>(hex.trim(), "private key")?);
+        // Decoded without branching on the digits: they are the key.
+        let mut d = Zeroizing::new([0u8; 32]);
+        match base16ct::mixed::decode(hex.trim(), &mut d[..]) {
+            Ok(b) if b.len() == 32 => {}
+            _ => return Err(PyValueError::new_err("private key: expected 64 hex digits")),
+        }
         Ok(PrivateKey {
             inner: SigningKey::from_bytes(&d).map_err(err)?,
         })
@@ -369,22 +374,6 @@ fn id_or_default(id: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
     }
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn decode_hex<const N: usize>(s: &str, what: &str) -> PyResult<[u8; N]> {
-    let bad = || PyValueError::new_err(format!("{what}: expected {} hex digits", 2 * N));
-    if s.len() != 2 * N || !s.is_ascii() {
-        return Err(bad());
-    }
-    let mut out = [0u8; N];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-    }
-    Ok(out)
-}
-
 /// An SM2 public key.
 #[pyclass(name = "SM2PublicKey", module = "shangmi", frozen, eq)]
 #[derive(PartialEq)]
@@ -414,15 +403,8 @@ impl PublicKey {
     /// From hex: 130 digits `04...`, 66 digits `02...`/`03...`, or 128 digits `x || y`.
     #[staticmethod]
     fn from_hex(py: Python<'_>, hex: &str) -> PyResult<Self> {
-        let s = hex.trim();
-        let bytes = (0..s.len() / 2)
-            .map(|i| {
-                s.get(2 * i..2 * i + 2)
-                    .and_then(|b| u8::from_str_radix(b, 16).ok())
-            })
-            .collect::<Option<Vec<u8>>>()
-            .filter(|_| s.len().is_multiple_of(2))
-            .ok_or_else(|| PyValueError::new_err("public key: not a hex string"))?;
+        let bytes = base16ct::mixed::decode_vec(hex.trim())
+            .map_err(|_| PyValueError::new_err("public key: not a hex string"))?;
         Self::from_bytes(&PyBytes::new(py, &bytes).into_any())
     }
 
