@@ -312,7 +312,7 @@ unsafe fn stream_once(
         let (k, iv) = unsafe { (Zeroizing::new(fixed::<16>(key)?), fixed::<16>(iv)?) };
         Ok((Sm4::new(&k), iv))
     };
-    let (c, iv) = match setup() {
+    let (c, iv) = match guard_value(setup) {
         Ok(x) => x,
         Err(e) => return e,
     };
