@@ -27,14 +27,21 @@ pub(crate) fn hkey(h: u128) -> u128 {
     (h << 1) ^ (crate::ct::mask128((h >> 127) as u64) & 0xc200_0000_0000_0000_0000_0000_0000_0001)
 }
 
-/// H^n in GCM's field, by the portable multiplication (key setup only).
-pub(crate) fn power(h: u128, n: usize) -> u128 {
+/// `hkey` forms of H^1 ..= H^N, each power one portable multiplication from the one before
+/// (key setup only: N - 1 products, where recomputing each power from H took N(N-1)/2).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) fn hkey_powers<const N: usize>(h: u128) -> [u128; N] {
     let k = hkey(h);
     let mut acc = h;
-    for _ in 1..n {
-        acc = soft::mul(acc, k);
+    let mut out = [0u128; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        if i > 0 {
+            acc = soft::mul(acc, k);
+        }
+        *o = hkey(acc);
     }
-    acc
+    acc.zeroize();
+    out
 }
 
 /// `hkey` forms of H^1 ..= H^8 (index i holds H^(i+1)): the key of the 128-bit carry-less
@@ -49,7 +56,7 @@ pub(crate) struct Powers8 {
 impl Powers8 {
     pub(crate) fn new(h: u128) -> Self {
         Powers8 {
-            powers: core::array::from_fn(|i| hkey(power(h, i + 1))),
+            powers: hkey_powers(h),
         }
     }
 }

@@ -6,8 +6,8 @@
 
 use core::arch::x86_64::*;
 
+use super::hkey_powers;
 use super::x86_clmul::{self, load_u128, reduce, store_u128};
-use super::{hkey, power};
 use crate::cpu::{Avx512, Vaes};
 use crate::sm4::Block;
 
@@ -23,12 +23,14 @@ pub(crate) struct Key {
 
 impl Key {
     pub(crate) fn new(h: u128) -> Self {
-        let p: [u128; 16] = core::array::from_fn(|i| hkey(power(h, i + 1)));
-        Key {
+        let mut p: [u128; 16] = hkey_powers(h);
+        let key = Key {
             ymm: core::array::from_fn(|j| core::array::from_fn(|l| p[7 - 2 * j - l])),
             zmm: core::array::from_fn(|j| core::array::from_fn(|l| p[15 - 4 * j - l])),
             narrow: core::array::from_fn(|i| p[i]),
-        }
+        };
+        zeroize::Zeroize::zeroize(&mut p);
+        key
     }
 }
 
