@@ -208,6 +208,33 @@ static void test_sm4(void) {
         got += n;
         CHECK(got == 1000 && memcmp(back, pt, 1000) == 0);
         shangmi_sm4_stream_free(s);
+        /* In place in pieces, both ways callers do it: output written where the input was
+         * (out == in, so with a block buffered the output runs ahead of the input), and
+         * output trailing the input through one buffer (out = start + bytes out so far). */
+        for (int trailing = 0; trailing < 2; trailing++) {
+            uint8_t buf[1100];
+            memcpy(buf, ct, total);
+            OK(shangmi_sm4_stream_new(modes[mi], key, modes[mi] == SHANGMI_SM4_ECB ? NULL : iv, 0, pad, &s));
+            got = 0;
+            uint8_t *dst = trailing ? buf : back;
+            if (!trailing) memset(back, 0, sizeof back);
+            for (size_t off = 0; off < total;) {
+                size_t piece = off % 29 + 1;
+                if (off + piece > total) piece = total - off;
+                uint8_t *in = buf + off;
+                if (!trailing) { /* the piece moves to where its output goes */
+                    memmove(back + got, in, piece);
+                    in = back + got;
+                }
+                OK(shangmi_sm4_stream_update(s, in, piece, dst + got, (trailing ? sizeof buf : sizeof back) - got, &n));
+                got += n;
+                off += piece;
+            }
+            OK(shangmi_sm4_stream_final(s, dst + got, (trailing ? sizeof buf : sizeof back) - got, &n));
+            got += n;
+            CHECK(got == 1000 && memcmp(dst, pt, 1000) == 0);
+            shangmi_sm4_stream_free(s);
+        }
     }
     uint8_t tag[16];
     OK(shangmi_sm4_cmac(key, pt, 100, tag));

@@ -12,8 +12,8 @@ use shangmi::sm4::{Sm4, Sm4Ccm, Sm4Gcm};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::{
-    Result, fixed, fixed_out, give, guard, handle_mut, input, output, release, shangmi_status,
-    written,
+    Result, fixed, fixed_out, give, guard, handle_mut, input, output, release, room,
+    shangmi_status, written,
 };
 
 /// ECB mode (for `shangmi_sm4_stream_new`).
@@ -717,7 +717,7 @@ pub unsafe extern "C" fn shangmi_sm4_stream_new(
             cell,
             encrypt: enc,
             padding: padding != 0,
-            pending: Zeroizing::new(Vec::new()),
+            pending: Zeroizing::new(Vec::with_capacity(16)),
             done: false,
         };
         // SAFETY: the caller's contract above.
@@ -765,7 +765,7 @@ impl shangmi_sm4_stream {
         if !block {
             return len;
         }
-        let total = self.pending.len() + len;
+        let total = self.pending.len().saturating_add(len);
         let mut take = total / 16 * 16;
         if !self.encrypt && self.padding && take == total {
             take = take.saturating_sub(16);
@@ -805,19 +805,40 @@ pub unsafe extern "C" fn shangmi_sm4_stream_update(
             unsafe { move_in(o, src, len)? };
             return s.apply(o);
         }
-        // The input is copied before any slice over the output exists: the two may be the
-        // same memory, and a shared and a mutable slice over it must never coexist.
-        // SAFETY: the caller's contract above.
-        let d = Zeroizing::new(unsafe { input(src, len)? }.to_vec());
-        // SAFETY: the caller's contract above.
-        let o = unsafe { output(out, out_cap, out_len, need)? };
-        s.pending.extend_from_slice(&d);
-        let rest = s.pending.split_off(need);
-        let mut now = core::mem::replace(&mut *s.pending, rest);
-        s.apply(&mut now)?;
-        o.copy_from_slice(&now);
-        now.zeroize();
-        Ok(())
+        if len > 0 && src.is_null() {
+            return Err(shangmi_status::ErrNullPointer);
+        }
+        // SAFETY: the caller's contract above; no slice over the output exists yet.
+        unsafe { room(out, out_cap, out_len, need)? };
+        if need == 0 {
+            // SAFETY: the caller's contract above; nothing is written to `out`.
+            let d = unsafe { input(src, len)? };
+            s.pending.extend_from_slice(d);
+            return Ok(());
+        }
+        // `need` is a positive multiple of 16 and at least the (at most one block) pending,
+        // so what is held back, `keep` bytes, is the input's tail. Input and output may be the
+        // same memory, with the output running `p` bytes ahead: the tail is saved first, the
+        // rest moved with memmove, and only then does a slice over the output exist.
+        let p = s.pending.len();
+        let keep = p + len - need;
+        let mut tail = Zeroizing::new([0u8; 16]);
+        // SAFETY: `src` has `len >= keep` readable bytes (non-null when `len > 0`); `out` has
+        // `need` writable bytes (checked by `room`), `src` the `need - p <= len` read here;
+        // `copy` is memmove, correct when they overlap.
+        let o = unsafe {
+            if keep > 0 {
+                core::ptr::copy_nonoverlapping(src.add(len - keep), tail.as_mut_ptr(), keep);
+            }
+            if need > p {
+                core::ptr::copy(src, out.add(p), need - p);
+            }
+            core::slice::from_raw_parts_mut(out, need)
+        };
+        o[..p].copy_from_slice(&s.pending);
+        s.pending.clear();
+        s.pending.extend_from_slice(&tail[..keep]);
+        s.apply(o)
     })
 }
 
