@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The OpenSSL provider with the stock tools: the `openssl` command loads it, SM3 digests and
 # the five SM4 modes come out byte-identical to OpenSSL's own (both directions, padded and
-# not), a bad padding fails, SM2 keys, signatures (with distid) and ciphertexts cross between
+# not), a bad padding fails (with the provider's reason on the error queue), SM2 keys, signatures (with distid) and ciphertexts cross between
 # it and OpenSSL's default provider, and Python's hashlib is served SM3 by it through an
 # OPENSSL_CONF file (a control run without the module must fail, so the answer came from it).
 # Usage: ./scripts/test-provider.sh
@@ -80,6 +80,15 @@ for k in k k2; do
   ours pkeyutl -decrypt -inkey "$work/$k.pem" -in "$work/c2" -out "$work/d2"
   cmp -s "$work/d2" "$work/short" || { echo "FAIL: shangmi cannot decrypt OpenSSL's SM2" >&2; exit 1; }
 done
+# A tampered ciphertext: refused, with the provider's reason on OpenSSL's error queue.
+cp "$work/c2" "$work/c3"
+printf '\x01' | dd of="$work/c3" bs=1 seek=$(($(wc -c <"$work/c3") - 1)) conv=notrunc status=none
+if ours pkeyutl -decrypt -inkey "$work/k.pem" -in "$work/c3" -out "$work/d3" 2>"$work/err"; then
+  echo "FAIL: a tampered SM2 ciphertext decrypted" >&2
+  exit 1
+fi
+grep -q "SM2 decryption failed" "$work/err" ||
+  { echo "FAIL: no shangmi reason on the error queue:" >&2; cat "$work/err" >&2; exit 1; }
 
 conf() { # conf FILE WITH_MODULE: providers default (+ shangmi), SM3 required from shangmi
   {
@@ -102,10 +111,13 @@ if OPENSSL_CONF=$work/without.cnf python3 -c "$probe" >/dev/null 2>&1; then
   exit 1
 fi
 # Through the EVP API as applications call it: random pieces, in place, dup'd digests, and
-# SM2 fetched from each provider in turn (the C test checks which provider served each).
-${CC:-cc} -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-  crates/shangmi-provider/c/test_provider.c -lcrypto -o "$work/test_provider"
+# SM2 fetched from each provider in turn (the C test checks which provider served each);
+# SM4-GCM/CCM/XTS against the standards' vectors, tampering, and the error queue.
 # Leak checking is off: the module's dispatch tables are built once per load and, by design,
 # live until the process ends (the check would report them after OpenSSL unloads it).
-ASAN_OPTIONS=detect_leaks=0 "$work/test_provider" "$dir"
-echo "provider: openssl dgst/enc byte-identical, EVP pieces equal, hashlib served via OPENSSL_CONF"
+for t in test_provider test_provider_aead; do
+  ${CC:-cc} -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+    "crates/shangmi-provider/c/$t.c" -lcrypto -o "$work/$t"
+  ASAN_OPTIONS=detect_leaks=0 "$work/$t" "$dir"
+done
+echo "provider: openssl dgst/enc byte-identical, EVP pieces equal, AEADs checked, hashlib via OPENSSL_CONF"

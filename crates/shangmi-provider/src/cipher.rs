@@ -1,7 +1,9 @@
 //! The SM4 modes ECB, CBC, CFB, OFB and CTR as OpenSSL ciphers, over the C library's
-//! streaming context (which buffers partial blocks and handles PKCS#7).
+//! streaming context (which buffers partial blocks and handles PKCS#7); and what every SM4
+//! cipher here shares: the dispatch ids and function types, the algorithm list (with the
+//! AEADs from `aead.rs` and XTS from `xts.rs`).
 
-use core::ffi::{c_int, c_void};
+use core::ffi::{CStr, c_int, c_void};
 use std::sync::OnceLock;
 
 use shangmi_c::shangmi_status;
@@ -12,6 +14,7 @@ use shangmi_c::sm4::{
 };
 use zeroize::Zeroizing;
 
+use crate::err::{self, Reason, fail};
 use crate::params::{self, OsslParam, Static};
 use crate::{ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, guarded};
 
@@ -38,9 +41,9 @@ impl Ctx {
         self.stream = core::ptr::null_mut();
     }
 
-    fn stream(&mut self) -> Option<*mut shangmi_sm4_stream> {
+    fn stream(&mut self) -> Result<*mut shangmi_sm4_stream, Reason> {
         if self.stream.is_null() {
-            let key = self.key.as_ref()?;
+            let key = self.key.as_ref().ok_or(Reason::NoKey)?;
             let pad = self.padding && matches!(self.mode, SHANGMI_SM4_ECB | SHANGMI_SM4_CBC);
             // SAFETY: key and IV are 16-byte arrays; the out pointer is our field.
             let s = unsafe {
@@ -54,10 +57,10 @@ impl Ctx {
                 )
             };
             if s != shangmi_status::Ok {
-                return None;
+                return Err(err::from_status(s));
             }
         }
-        Some(self.stream)
+        Ok(self.stream)
     }
 }
 
@@ -67,8 +70,8 @@ impl Drop for Ctx {
     }
 }
 
-type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type Init = unsafe extern "C" fn(
+pub(crate) type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
+pub(crate) type Init = unsafe extern "C" fn(
     *mut c_void,
     *const u8,
     usize,
@@ -76,14 +79,14 @@ type Init = unsafe extern "C" fn(
     usize,
     *const OsslParam,
 ) -> c_int;
-type Update =
+pub(crate) type Update =
     unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
-type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
-type FreeCtx = unsafe extern "C" fn(*mut c_void);
-type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;
-type CtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
-type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
-type CtxGettable = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
+pub(crate) type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
+pub(crate) type FreeCtx = unsafe extern "C" fn(*mut c_void);
+pub(crate) type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;
+pub(crate) type CtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
+pub(crate) type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
+pub(crate) type CtxGettable = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
 
 unsafe extern "C" fn newctx<const MODE: c_int>(_provctx: *mut c_void) -> *mut c_void {
     guarded(core::ptr::null_mut(), || {
@@ -118,16 +121,17 @@ unsafe fn init(
     ps: *const OsslParam,
     encrypt: bool,
 ) -> c_int {
+    const F: &CStr = c"sm4_cipher_init";
     guarded(0, || {
         // SAFETY: the contract above.
         let Some(c) = (unsafe { ctx.cast::<Ctx>().as_mut() }) else {
-            return 0;
+            return fail(Reason::State, F);
         };
         c.reset_stream();
         c.encrypt = encrypt;
         if !key.is_null() {
             if key_len != 16 {
-                return 0;
+                return fail(Reason::InvalidKeyLength, F);
             }
             let mut k = Zeroizing::new([0u8; 16]);
             // SAFETY: 16 readable bytes by the contract.
@@ -136,7 +140,7 @@ unsafe fn init(
         }
         if !iv.is_null() && c.mode != SHANGMI_SM4_ECB {
             if iv_len != 16 {
-                return 0;
+                return fail(Reason::InvalidIvLength, F);
             }
             // SAFETY: 16 readable bytes by the contract.
             c.iv.copy_from_slice(unsafe { core::slice::from_raw_parts(iv, 16) });
@@ -178,20 +182,24 @@ unsafe extern "C" fn update(
     input: *const u8,
     len: usize,
 ) -> c_int {
+    const F: &CStr = c"sm4_cipher_update";
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `out` has `out_size` writable bytes, `input` `len`
         // readable ones (they may be the same buffer, which the stream allows).
         unsafe {
             let Some(c) = ctx.cast::<Ctx>().as_mut() else {
-                return 0;
+                return fail(Reason::State, F);
             };
-            let Some(s) = c.stream() else { return 0 };
+            let s = match c.stream() {
+                Ok(s) => s,
+                Err(r) => return fail(r, F),
+            };
             let mut n = 0usize;
             let st = shangmi_sm4_stream_update(s, input, len, out, out_size, &mut n);
             if !out_len.is_null() {
                 *out_len = n;
             }
-            c_int::from(st == shangmi_status::Ok)
+            status(st, F)
         }
     })
 }
@@ -202,50 +210,75 @@ unsafe extern "C" fn final_(
     out_len: *mut usize,
     out_size: usize,
 ) -> c_int {
+    const F: &CStr = c"sm4_cipher_final";
     guarded(0, || {
         // SAFETY: as `update`.
         unsafe {
             let Some(c) = ctx.cast::<Ctx>().as_mut() else {
-                return 0;
+                return fail(Reason::State, F);
             };
-            let Some(s) = c.stream() else { return 0 };
+            let s = match c.stream() {
+                Ok(s) => s,
+                Err(r) => return fail(r, F),
+            };
             let mut n = 0usize;
             let st = shangmi_sm4_stream_final(s, out, out_size, &mut n);
             if !out_len.is_null() {
                 *out_len = n;
             }
             c.reset_stream();
-            c_int::from(st == shangmi_status::Ok)
+            if st == shangmi_status::ErrInvalidArgument {
+                // What final refuses: a partial block without padding, or a ciphertext that
+                // is not whole blocks.
+                return fail(Reason::InvalidLength, F);
+            }
+            status(st, F)
         }
     })
 }
 
-/// EVP_CIPH_*_MODE values.
-fn evp_mode(mode: c_int) -> u64 {
-    match mode {
-        SHANGMI_SM4_ECB => 1,
-        SHANGMI_SM4_CBC => 2,
-        SHANGMI_SM4_CFB => 3,
-        SHANGMI_SM4_OFB => 4,
-        _ => 5,
+/// OpenSSL's success value for a C-library status, pushing the reason on failure.
+fn status(st: shangmi_status, f: &'static CStr) -> c_int {
+    if st == shangmi_status::Ok {
+        1
+    } else {
+        fail(err::from_status(st), f)
     }
 }
 
-unsafe extern "C" fn get_params<const MODE: c_int>(ps: *mut OsslParam) -> c_int {
-    guarded(0, || {
-        let block = matches!(MODE, SHANGMI_SM4_ECB | SHANGMI_SM4_CBC);
-        // SAFETY: the core passes a terminated array whose entries fit their types.
+/// What `get_params` reports for one cipher: constant for an algorithm.
+pub(crate) struct Shape {
+    /// EVP_CIPH_*_MODE.
+    pub mode: u64,
+    pub key_len: u64,
+    pub iv_len: u64,
+    pub block: u64,
+    pub aead: bool,
+    pub custom_iv: bool,
+}
+
+impl Shape {
+    /// Writes the requested entries.
+    ///
+    /// # Safety
+    /// `ps` is a terminated array whose entries fit their types.
+    pub(crate) unsafe fn write(&self, ps: *mut OsslParam) -> c_int {
+        // SAFETY: the contract above.
         unsafe {
             for p in params::entries(ps) {
                 let v = if params::is(p, c"mode") {
-                    evp_mode(MODE)
+                    self.mode
                 } else if params::is(p, c"keylen") {
-                    16
+                    self.key_len
                 } else if params::is(p, c"ivlen") {
-                    if MODE == SHANGMI_SM4_ECB { 0 } else { 16 }
+                    self.iv_len
                 } else if params::is(p, c"blocksize") {
-                    if block { 16 } else { 1 }
-                } else if [c"aead", c"custom-iv", c"cts", c"tls-multi", c"has-randkey"]
+                    self.block
+                } else if params::is(p, c"aead") {
+                    u64::from(self.aead)
+                } else if params::is(p, c"custom-iv") {
+                    u64::from(self.custom_iv)
+                } else if [c"cts", c"tls-multi", c"has-randkey"]
                     .iter()
                     .any(|k| params::is(p, k))
                 {
@@ -259,7 +292,30 @@ unsafe extern "C" fn get_params<const MODE: c_int>(ps: *mut OsslParam) -> c_int 
             }
         }
         1
-    })
+    }
+}
+
+const fn shape(mode: c_int) -> Shape {
+    let (evp, block) = match mode {
+        SHANGMI_SM4_ECB => (1, 16),
+        SHANGMI_SM4_CBC => (2, 16),
+        SHANGMI_SM4_CFB => (3, 1),
+        SHANGMI_SM4_OFB => (4, 1),
+        _ => (5, 1),
+    };
+    Shape {
+        mode: evp,
+        key_len: 16,
+        iv_len: if mode == SHANGMI_SM4_ECB { 0 } else { 16 },
+        block,
+        aead: false,
+        custom_iv: false,
+    }
+}
+
+unsafe extern "C" fn get_params<const MODE: c_int>(ps: *mut OsslParam) -> c_int {
+    // SAFETY: the core passes a terminated array whose entries fit their types.
+    guarded(0, || unsafe { shape(MODE).write(ps) })
 }
 
 unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
@@ -267,7 +323,7 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
         // SAFETY: `ctx` from `newctx`; `ps` a terminated array whose entries fit their types.
         unsafe {
             let Some(c) = ctx.cast::<Ctx>().as_ref() else {
-                return 0;
+                return fail(Reason::State, c"sm4_cipher_get_ctx_params");
             };
             for p in params::entries(ps) {
                 let ok = if params::is(p, c"keylen") {
@@ -291,16 +347,17 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
 }
 
 unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
+    const F: &CStr = c"sm4_cipher_set_ctx_params";
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `ps` NULL or a terminated array.
         unsafe {
             let Some(c) = ctx.cast::<Ctx>().as_mut() else {
-                return 0;
+                return fail(Reason::State, F);
             };
             for p in params::entries(ps) {
                 if params::is(p, c"padding") {
                     let Some(v) = params::get_uint(p) else {
-                        return 0;
+                        return fail(Reason::InvalidArgument, F);
                     };
                     if c.padding != (v != 0) {
                         c.padding = v != 0;
@@ -308,7 +365,7 @@ unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
                         c.reset_stream();
                     }
                 } else if params::is(p, c"keylen") && params::get_uint(p) != Some(16) {
-                    return 0;
+                    return fail(Reason::InvalidKeyLength, F);
                 }
             }
         }
@@ -316,7 +373,7 @@ unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
     })
 }
 
-static GETTABLE: Static<[OsslParam; 10]> = Static([
+pub(crate) static GETTABLE: Static<[OsslParam; 10]> = Static([
     params::describe(c"mode", params::UNSIGNED_INTEGER),
     params::describe(c"keylen", params::UNSIGNED_INTEGER),
     params::describe(c"ivlen", params::UNSIGNED_INTEGER),
@@ -343,7 +400,7 @@ static CTX_SETTABLE: Static<[OsslParam; 3]> = Static([
     params::END,
 ]);
 
-unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const OsslParam {
+pub(crate) unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const OsslParam {
     GETTABLE.0.as_ptr()
 }
 
@@ -361,19 +418,19 @@ unsafe extern "C" fn settable_ctx_params(
     CTX_SETTABLE.0.as_ptr()
 }
 
-const OSSL_FUNC_CIPHER_NEWCTX: c_int = 1;
-const OSSL_FUNC_CIPHER_ENCRYPT_INIT: c_int = 2;
-const OSSL_FUNC_CIPHER_DECRYPT_INIT: c_int = 3;
-const OSSL_FUNC_CIPHER_UPDATE: c_int = 4;
-const OSSL_FUNC_CIPHER_FINAL: c_int = 5;
-const OSSL_FUNC_CIPHER_CIPHER: c_int = 6;
-const OSSL_FUNC_CIPHER_FREECTX: c_int = 7;
-const OSSL_FUNC_CIPHER_GET_PARAMS: c_int = 9;
-const OSSL_FUNC_CIPHER_GET_CTX_PARAMS: c_int = 10;
-const OSSL_FUNC_CIPHER_SET_CTX_PARAMS: c_int = 11;
-const OSSL_FUNC_CIPHER_GETTABLE_PARAMS: c_int = 12;
-const OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS: c_int = 13;
-const OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS: c_int = 14;
+pub(crate) const OSSL_FUNC_CIPHER_NEWCTX: c_int = 1;
+pub(crate) const OSSL_FUNC_CIPHER_ENCRYPT_INIT: c_int = 2;
+pub(crate) const OSSL_FUNC_CIPHER_DECRYPT_INIT: c_int = 3;
+pub(crate) const OSSL_FUNC_CIPHER_UPDATE: c_int = 4;
+pub(crate) const OSSL_FUNC_CIPHER_FINAL: c_int = 5;
+pub(crate) const OSSL_FUNC_CIPHER_CIPHER: c_int = 6;
+pub(crate) const OSSL_FUNC_CIPHER_FREECTX: c_int = 7;
+pub(crate) const OSSL_FUNC_CIPHER_GET_PARAMS: c_int = 9;
+pub(crate) const OSSL_FUNC_CIPHER_GET_CTX_PARAMS: c_int = 10;
+pub(crate) const OSSL_FUNC_CIPHER_SET_CTX_PARAMS: c_int = 11;
+pub(crate) const OSSL_FUNC_CIPHER_GETTABLE_PARAMS: c_int = 12;
+pub(crate) const OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS: c_int = 13;
+pub(crate) const OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS: c_int = 14;
 
 fn table<const MODE: c_int>() -> Vec<Dispatch> {
     vec![
@@ -406,6 +463,9 @@ pub(crate) fn algorithms() -> *const Algorithm {
             table::<SHANGMI_SM4_CFB>(),
             table::<SHANGMI_SM4_OFB>(),
             table::<SHANGMI_SM4_CTR>(),
+            crate::aead::table::<true>(),
+            crate::aead::table::<false>(),
+            crate::xts::table(),
         ];
         let names = [
             (c"SM4-ECB:1.2.156.10197.1.104.1", c"shangmi SM4-ECB"),
@@ -419,6 +479,9 @@ pub(crate) fn algorithms() -> *const Algorithm {
                 c"shangmi SM4-OFB",
             ),
             (c"SM4-CTR:1.2.156.10197.1.104.7", c"shangmi SM4-CTR"),
+            (c"SM4-GCM:1.2.156.10197.1.104.8", c"shangmi SM4-GCM"),
+            (c"SM4-CCM:1.2.156.10197.1.104.9", c"shangmi SM4-CCM"),
+            (c"SM4-XTS:1.2.156.10197.1.104.10", c"shangmi SM4-XTS"),
         ];
         let mut algs: Vec<Algorithm> = names
             .iter()

@@ -62,7 +62,7 @@ unsafe extern "C" fn final_(
 ) -> c_int {
     guarded(0, || {
         if out.is_null() || out_size < sm3::DIGEST_SIZE {
-            return 0;
+            return crate::err::fail(crate::err::Reason::BufferTooSmall, c"sm3_final");
         }
         // SAFETY: as `init`; `out` has `out_size` >= 32 writable bytes; `out_len` NULL or writable.
         unsafe {

@@ -13,10 +13,13 @@ use core::ffi::{CStr, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
+mod aead;
 mod cipher;
 mod digest;
+mod err;
 mod params;
 mod sm2;
+mod xts;
 
 use params::{OsslParam, Static};
 
@@ -56,15 +59,19 @@ pub(crate) const ALGORITHM_END: Algorithm = Algorithm {
 
 pub(crate) const PROPERTIES: &CStr = c"provider=shangmi";
 
-/// Runs an entry point's body; a panic becomes `fail`.
+/// Runs an entry point's body; a panic becomes `fail` (and an internal error on the queue).
 pub(crate) fn guarded<T>(fail: T, f: impl FnOnce() -> T) -> T {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fail)
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        err::raise(err::Reason::Internal, c"shangmi");
+        fail
+    })
 }
 
 const OSSL_FUNC_PROVIDER_TEARDOWN: c_int = 1024;
 const OSSL_FUNC_PROVIDER_GETTABLE_PARAMS: c_int = 1025;
 const OSSL_FUNC_PROVIDER_GET_PARAMS: c_int = 1026;
 const OSSL_FUNC_PROVIDER_QUERY_OPERATION: c_int = 1027;
+const OSSL_FUNC_PROVIDER_GET_REASON_STRINGS: c_int = 1029;
 const OSSL_OP_DIGEST: c_int = 1;
 const OSSL_OP_CIPHER: c_int = 2;
 const OSSL_OP_KEYMGMT: c_int = 10;
@@ -75,8 +82,11 @@ type Teardown = unsafe extern "C" fn(*mut c_void);
 type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
 type GetParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
 type Query = unsafe extern "C" fn(*mut c_void, c_int, *mut c_int) -> *const Algorithm;
+type Reasons = unsafe extern "C" fn(*mut c_void) -> *const err::Item;
 
-unsafe extern "C" fn teardown(_provctx: *mut c_void) {}
+unsafe extern "C" fn teardown(provctx: *mut c_void) {
+    guarded((), || err::detach(provctx));
+}
 
 static PROVIDER_PARAMS: Static<[OsslParam; 5]> = Static([
     params::describe(c"name", params::UTF8_PTR),
@@ -148,6 +158,7 @@ fn provider_table() -> &'static [Dispatch] {
             entry::<Gettable>(OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, gettable_params),
             entry::<GetParams>(OSSL_FUNC_PROVIDER_GET_PARAMS, get_params),
             entry::<Query>(OSSL_FUNC_PROVIDER_QUERY_OPERATION, query_operation),
+            entry::<Reasons>(OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, err::reason_strings),
             DISPATCH_END,
         ])
     })
@@ -157,11 +168,12 @@ fn provider_table() -> &'static [Dispatch] {
 /// The provider's entry point, found by name when OpenSSL loads the module.
 ///
 /// # Safety
-/// Called by OpenSSL's core with a writable `out` and `provctx`.
+/// Called by OpenSSL's core with its handle, its dispatch table, and a writable `out` and
+/// `provctx`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn OSSL_provider_init(
     handle: *const c_void,
-    _core: *const Dispatch,
+    core: *const Dispatch,
     out: *mut *const Dispatch,
     provctx: *mut *mut c_void,
 ) -> c_int {
@@ -169,6 +181,8 @@ pub unsafe extern "C" fn OSSL_provider_init(
         if out.is_null() || provctx.is_null() {
             return 0;
         }
+        // SAFETY: the core's table, terminated as its contract says.
+        unsafe { err::attach(handle, core) };
         // SAFETY: both are writable by the core's contract; the table is static.
         unsafe {
             *out = provider_table().as_ptr();

@@ -9,6 +9,7 @@ use shangmi::sm2::{self, Format, Signature, SigningKey, VerifyingKey};
 use shangmi::sm3::Sm3;
 use zeroize::Zeroizing;
 
+use crate::err::{self, Reason, fail};
 use crate::params::{self, OsslParam, Static};
 use crate::{ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, guarded};
 
@@ -114,7 +115,7 @@ unsafe extern "C" fn gen_set_params(_g: *mut c_void, ps: *const OsslParam) -> c_
         unsafe {
             for p in params::entries(ps) {
                 if params::is(p, c"group") && !params::names(p, b"SM2") {
-                    return 0;
+                    return fail(Reason::Unsupported, c"sm2_gen_set_params");
                 }
             }
         }
@@ -142,7 +143,10 @@ unsafe extern "C" fn generate(
         let k = if g.selection & SELECT_PRIVATE != 0 || g.selection & SELECT_PUBLIC != 0 {
             match SigningKey::random() {
                 Ok(k) => Key::Private(Box::new(k)),
-                Err(_) => return core::ptr::null_mut(),
+                Err(_) => {
+                    err::raise(Reason::Rng, c"sm2_keygen");
+                    return core::ptr::null_mut();
+                }
             }
         } else {
             Key::Empty
@@ -186,6 +190,7 @@ fn bn_to_be32(p: &OsslParam) -> Option<Zeroizing<[u8; 32]>> {
 }
 
 unsafe extern "C" fn km_import(k: *mut c_void, selection: c_int, ps: *const OsslParam) -> c_int {
+    const F: &CStr = c"sm2_import";
     guarded(0, || {
         // SAFETY: the core passes live key data and a terminated array.
         unsafe {
@@ -199,13 +204,13 @@ unsafe extern "C" fn km_import(k: *mut c_void, selection: c_int, ps: *const Ossl
                 } else if params::is(p, c"pub") {
                     let e = &*p;
                     if e.data_type != params::OCTET_STRING || e.data.is_null() {
-                        return 0;
+                        return fail(Reason::InvalidKey, F);
                     }
                     public = Some(
                         core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec(),
                     );
                 } else if params::is(p, c"group") && !params::names(p, b"SM2") {
-                    return 0;
+                    return fail(Reason::Unsupported, F);
                 }
             }
             if selection & SELECT_PRIVATE != 0
@@ -213,13 +218,13 @@ unsafe extern "C" fn km_import(k: *mut c_void, selection: c_int, ps: *const Ossl
             {
                 {
                     let Ok(sk) = SigningKey::from_bytes(&d) else {
-                        return 0;
+                        return fail(Reason::InvalidKey, F);
                     };
                     // A public key given beside the private one must be its own.
                     if let Some(p) = &public
                         && VerifyingKey::from_sec1_bytes(p).ok() != Some(*sk.verifying_key())
                     {
-                        return 0;
+                        return fail(Reason::InvalidKey, F);
                     }
                     *k = Key::Private(Box::new(sk));
                     return 1;
@@ -230,14 +235,18 @@ unsafe extern "C" fn km_import(k: *mut c_void, selection: c_int, ps: *const Ossl
             {
                 {
                     let Ok(pk) = VerifyingKey::from_sec1_bytes(&p) else {
-                        return 0;
+                        return fail(Reason::InvalidKey, F);
                     };
                     *k = Key::Public(pk);
                     return 1;
                 }
             }
             // Domain parameters alone: the curve is fixed, nothing to store.
-            c_int::from(selection & (SELECT_PRIVATE | SELECT_PUBLIC) == 0)
+            if selection & (SELECT_PRIVATE | SELECT_PUBLIC) == 0 {
+                1
+            } else {
+                fail(Reason::InvalidKey, F)
+            }
         }
     })
 }
@@ -434,19 +443,24 @@ unsafe fn sig_init(
     ps: *const OsslParam,
     private: bool,
 ) -> c_int {
+    const F: &CStr = c"sm2_signature_init";
     guarded(0, || {
         // SAFETY: the contract above.
         unsafe {
-            let Some(c) = sig(ctx) else { return 0 };
+            let Some(c) = sig(ctx) else {
+                return fail(Reason::State, F);
+            };
             if !md.is_null() {
                 let name = CStr::from_ptr(md).to_bytes();
                 if !name.eq_ignore_ascii_case(b"SM3") && name != b"1.2.156.10197.1.401" {
-                    return 0;
+                    return fail(Reason::Unsupported, F);
                 }
             }
-            let Some(k) = key(k) else { return 0 };
+            let Some(k) = key(k) else {
+                return fail(Reason::NoKey, F);
+            };
             if private && !matches!(k, Key::Private(_)) || k.public().is_none() {
-                return 0;
+                return fail(Reason::InvalidKey, F);
             }
             c.key = Some(k.clone());
             c.hash = None;
@@ -496,13 +510,16 @@ unsafe fn write_sig(
     out_len: *mut usize,
     out_size: usize,
 ) -> c_int {
+    const F: &CStr = c"sm2_sign";
     let Some(Key::Private(k)) = &c.key else {
-        return 0;
+        return fail(Reason::NoKey, F);
     };
-    let Ok(s) = k.sign_digest(e) else { return 0 };
+    let Ok(s) = k.sign_digest(e) else {
+        return fail(Reason::Rng, F);
+    };
     let der = s.to_der();
-    if out_size < der.len() {
-        return 0;
+    if out.is_null() || out_len.is_null() || out_size < der.len() {
+        return fail(Reason::BufferTooSmall, F);
     }
     // SAFETY: the contract above; the size was checked.
     unsafe {
@@ -532,7 +549,7 @@ unsafe extern "C" fn sign(
                 return 1;
             }
             if tbs.is_null() || tbs_len != 32 {
-                return 0;
+                return fail(Reason::InvalidLength, c"sm2_sign");
             }
             let e: [u8; 32] = core::slice::from_raw_parts(tbs, 32)
                 .try_into()
@@ -554,7 +571,7 @@ unsafe extern "C" fn verify(
         unsafe {
             let Some(c) = sig(ctx) else { return 0 };
             if tbs.is_null() || tbs_len != 32 || s.is_null() {
-                return 0;
+                return fail(Reason::InvalidLength, c"sm2_verify");
             }
             let e: [u8; 32] = core::slice::from_raw_parts(tbs, 32)
                 .try_into()
@@ -565,10 +582,14 @@ unsafe extern "C" fn verify(
 }
 
 fn check(c: &SigCtx, e: &[u8; 32], s: &[u8]) -> c_int {
-    let (Some(pk), Ok(sig)) = (c.key.as_ref().and_then(Key::public), Signature::from_der(s)) else {
-        return 0;
+    const F: &CStr = c"sm2_verify";
+    let Some(pk) = c.key.as_ref().and_then(Key::public) else {
+        return fail(Reason::NoKey, F);
     };
-    c_int::from(pk.verify_digest(e, &sig).is_ok())
+    match Signature::from_der(s).map(|sig| pk.verify_digest(e, &sig)) {
+        Ok(Ok(())) => 1,
+        _ => fail(Reason::BadSignature, F),
+    }
 }
 
 unsafe extern "C" fn dupdate(ctx: *mut c_void, data: *const u8, len: usize) -> c_int {
@@ -576,7 +597,9 @@ unsafe extern "C" fn dupdate(ctx: *mut c_void, data: *const u8, len: usize) -> c
         // SAFETY: the core's contract: live context, `data` `len` readable bytes.
         unsafe {
             let Some(c) = sig(ctx) else { return 0 };
-            let Some(h) = c.hasher() else { return 0 };
+            let Some(h) = c.hasher() else {
+                return fail(Reason::NoKey, c"sm2_digest_update");
+            };
             if len > 0 {
                 if data.is_null() {
                     return 0;
@@ -606,7 +629,9 @@ unsafe extern "C" fn dsign_final(
                 *out_len = 72;
                 return 1;
             }
-            let Some(e) = c.digest() else { return 0 };
+            let Some(e) = c.digest() else {
+                return fail(Reason::NoKey, c"sm2_sign");
+            };
             write_sig(c, &e, out, out_len, out_size)
         }
     })
@@ -620,13 +645,16 @@ unsafe extern "C" fn dverify_final(ctx: *mut c_void, s: *const u8, s_len: usize)
             if s.is_null() {
                 return 0;
             }
-            let Some(e) = c.digest() else { return 0 };
+            let Some(e) = c.digest() else {
+                return fail(Reason::NoKey, c"sm2_verify");
+            };
             check(c, &e, core::slice::from_raw_parts(s, s_len))
         }
     })
 }
 
 unsafe extern "C" fn sig_set_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
+    const F: &CStr = c"sm2_signature_set_params";
     guarded(0, || {
         // SAFETY: the core passes a live context and a terminated array (or NULL).
         unsafe {
@@ -636,11 +664,14 @@ unsafe extern "C" fn sig_set_params(ctx: *mut c_void, ps: *const OsslParam) -> c
                     let e = &*p;
                     if e.data_type != params::OCTET_STRING || (e.data.is_null() && e.data_size > 0)
                     {
-                        return 0;
+                        return fail(Reason::InvalidArgument, F);
                     }
                     // The ID is part of Z: it cannot change once the message has started.
-                    if c.hash.is_some() || e.data_size > sm2::MAX_ID_LEN {
-                        return 0;
+                    if c.hash.is_some() {
+                        return fail(Reason::State, F);
+                    }
+                    if e.data_size > sm2::MAX_ID_LEN {
+                        return fail(Reason::InvalidArgument, F);
                     }
                     c.id = if e.data_size == 0 {
                         Vec::new()
@@ -648,7 +679,7 @@ unsafe extern "C" fn sig_set_params(ctx: *mut c_void, ps: *const OsslParam) -> c
                         core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec()
                     };
                 } else if params::is(p, c"digest") && !params::names(p, b"SM3") {
-                    return 0;
+                    return fail(Reason::Unsupported, F);
                 }
             }
             1
@@ -761,19 +792,23 @@ unsafe extern "C" fn ac_encrypt(
                 *out_len = len.saturating_add(126);
                 return 1;
             }
+            const F: &CStr = c"sm2_encrypt";
             let Some(pk) = c.key.as_ref().and_then(Key::public) else {
-                return 0;
+                return fail(Reason::NoKey, F);
             };
+            if len > 0 && input.is_null() {
+                return fail(Reason::InvalidArgument, F);
+            }
             let m = if len == 0 {
                 &[][..]
             } else {
                 core::slice::from_raw_parts(input, len)
             };
             let Ok(ct) = pk.encrypt(m, Format::Der) else {
-                return 0;
+                return fail(Reason::Rng, F);
             };
             if ct.len() > out_size {
-                return 0;
+                return fail(Reason::BufferTooSmall, F);
             }
             core::ptr::copy_nonoverlapping(ct.as_ptr(), out, ct.len());
             *out_len = ct.len();
@@ -803,15 +838,16 @@ unsafe extern "C" fn ac_decrypt(
                 *out_len = len;
                 return 1;
             }
+            const F: &CStr = c"sm2_decrypt";
             let Some(Key::Private(k)) = &c.key else {
-                return 0;
+                return fail(Reason::NoKey, F);
             };
             let Ok(pt) = k.decrypt(core::slice::from_raw_parts(input, len), Format::Der) else {
-                return 0;
+                return fail(Reason::DecryptionFailed, F);
             };
             let pt = Zeroizing::new(pt);
             if pt.len() > out_size {
-                return 0;
+                return fail(Reason::BufferTooSmall, F);
             }
             core::ptr::copy_nonoverlapping(pt.as_ptr(), out, pt.len());
             *out_len = pt.len();
@@ -826,7 +862,7 @@ unsafe extern "C" fn ac_set_params(_ctx: *mut c_void, ps: *const OsslParam) -> c
         unsafe {
             for p in params::entries(ps) {
                 if params::is(p, c"digest") && !params::names(p, b"SM3") {
-                    return 0;
+                    return fail(Reason::Unsupported, c"sm2_cipher_set_params");
                 }
             }
         }
