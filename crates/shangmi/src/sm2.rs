@@ -21,30 +21,22 @@
 //! inversions are division steps, and there is no secret-dependent branch. Verification, which
 //! handles only public data, uses a faster variable-time double multiplication.
 
-mod batch;
+// Three layers, each a directory: `arithmetic` (field, scalars, points, multiplication and
+// the backends), `protocols` (keys, signatures, encryption, key exchange, batches, pools) and
+// `encodings` (key files, PEM, PBES2, curve parameters). The short names below let every
+// module reach any other as `crate::sm2::name`, whichever layer holds it.
+mod arithmetic;
 #[cfg(shangmi_ctgrind)]
 pub(crate) mod ct_probes;
-mod ec_params;
-mod encrypt;
-mod encrypt_stream;
-pub(crate) mod engine;
-mod field;
-mod keyfile;
-mod keys;
-mod kx;
-mod mul;
-mod pbes2;
-mod pem;
-mod point;
-mod pool;
-mod precomputed;
-mod safegcd;
-mod scalar;
-mod signature;
+mod encodings;
+mod protocols;
+
+pub(crate) use arithmetic::engine;
+use arithmetic::{field, mul, point, safegcd, scalar};
 #[cfg(target_arch = "x86_64")]
-mod x86_ifma_lanes;
-#[cfg(target_arch = "x86_64")]
-mod x86_select;
+use arithmetic::{x86_ifma_lanes, x86_select};
+use encodings::{ec_params, keyfile, pbes2, pem};
+use protocols::{batch, encrypt, encrypt_stream, keys, kx, pool, precomputed, signature};
 
 #[cfg(test)]
 mod tests;

@@ -14,10 +14,10 @@ use der::{Decode, Encode, Sequence};
 use spki::AlgorithmIdentifierRef;
 use zeroize::Zeroizing;
 
-use super::keyfile::{
+use crate::sm2::keyfile::{
     KeyFileError, LABEL_ENCRYPTED, malformed, null_or_absent, octets, pem_encode,
 };
-use super::keys::SigningKey;
+use crate::sm2::keys::SigningKey;
 
 const PBES2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.13");
 const PBKDF2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.12");
@@ -270,7 +270,7 @@ impl SigningKey {
 
     /// Reads encrypted PKCS#8 PEM (`ENCRYPTED PRIVATE KEY`).
     pub fn from_pkcs8_encrypted_pem(pem: &str, password: &[u8]) -> Result<Self, KeyFileError> {
-        let (_, der) = super::pem::select(pem, &[LABEL_ENCRYPTED])?;
+        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_ENCRYPTED])?;
         Self::from_pkcs8_encrypted_der(&der, password)
     }
 

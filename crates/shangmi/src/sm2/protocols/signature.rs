@@ -12,13 +12,13 @@
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use super::Error;
-use super::engine::dispatch;
-use super::field::{Arith, Fe, P, adc, lt};
-use super::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
-use super::mul::{double_base_vartime, fixed_base};
-use super::point::Jacobian;
-use super::scalar::{N, Scalar, SecretScalar};
+use crate::sm2::Error;
+use crate::sm2::engine::dispatch;
+use crate::sm2::field::{Arith, Fe, P, adc, lt};
+use crate::sm2::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
+use crate::sm2::mul::{double_base_vartime, fixed_base};
+use crate::sm2::point::Jacobian;
+use crate::sm2::scalar::{N, Scalar, SecretScalar};
 use crate::sm3::Sm3;
 
 /// A signature (r, s), both in [1, n-1].

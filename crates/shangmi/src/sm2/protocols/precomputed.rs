@@ -1,11 +1,11 @@
 //! A verifying key with its own comb table, for callers who verify many signatures under one
 //! key: about 2,400 point additions and 150 KiB once, then no doublings per verification.
 
-use super::Error;
-use super::engine::dispatch;
-use super::keys::{DEFAULT_ID, VerifyingKey};
-use super::mul::{BASE_TABLE, Comb, build_comb, comb_vartime};
-use super::signature::{Signature, check_scalars, digest, x_matches_vartime};
+use crate::sm2::Error;
+use crate::sm2::engine::dispatch;
+use crate::sm2::keys::{DEFAULT_ID, VerifyingKey};
+use crate::sm2::mul::{BASE_TABLE, Comb, build_comb, comb_vartime};
+use crate::sm2::signature::{Signature, check_scalars, digest, x_matches_vartime};
 
 /// A [`VerifyingKey`] with precomputed multiples.
 #[derive(Clone)]

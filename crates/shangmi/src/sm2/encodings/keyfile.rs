@@ -18,7 +18,7 @@ use sec1::{EcParameters, EcPrivateKey};
 use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 use zeroize::Zeroizing;
 
-use super::keys::{SigningKey, VerifyingKey};
+use crate::sm2::keys::{SigningKey, VerifyingKey};
 
 /// id-ecPublicKey (RFC 5480).
 pub(crate) const EC_PUBLIC_KEY: ObjectIdentifier =
@@ -102,7 +102,7 @@ fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<(), KeyFileError>
         return match alg.parameters {
             None => Ok(()),
             Some(p) if p.is_null() => Ok(()),
-            Some(p) => super::ec_params::check_curve(p),
+            Some(p) => crate::sm2::ec_params::check_curve(p),
         };
     }
     if alg.oid != EC_PUBLIC_KEY {
@@ -111,7 +111,7 @@ fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<(), KeyFileError>
             alg.oid
         )));
     }
-    super::ec_params::check_curve(
+    crate::sm2::ec_params::check_curve(
         alg.parameters
             .ok_or(KeyFileError::Malformed("EC key without curve parameters"))?,
     )
@@ -146,7 +146,7 @@ fn from_ec_private_key(der: &[u8], what: &'static str) -> Result<SigningKey, Key
         ));
     }
     if let Some(params) = ec.parameters {
-        super::ec_params::check_curve(params)?;
+        crate::sm2::ec_params::check_curve(params)?;
     }
     // SEC1 pads d to the order's length; writers that strip leading zeros are accepted.
     let d = ec.private_key.as_bytes();
@@ -224,7 +224,7 @@ impl SigningKey {
 
     /// Reads PKCS#8 PEM (`PRIVATE KEY`).
     pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (_, der) = super::pem::select(pem, &[LABEL_PKCS8])?;
+        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_PKCS8])?;
         Self::from_pkcs8_der(&der)
     }
 
@@ -245,7 +245,7 @@ impl SigningKey {
 
     /// Reads SEC1 PEM (`EC PRIVATE KEY`, or `SM2 PRIVATE KEY` as `openssl ec` labels it).
     pub fn from_sec1_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (_, der) = super::pem::select(pem, &[LABEL_SEC1, LABEL_SM2_SEC1])?;
+        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_SEC1, LABEL_SM2_SEC1])?;
         Self::from_sec1_der(&der)
     }
 
@@ -254,7 +254,7 @@ impl SigningKey {
     /// needs `password`). Text around the block, and a public-key block beside it, are
     /// ignored (see `pem.rs` for what the reader tolerates).
     pub fn from_pem(pem: &str, password: Option<&[u8]>) -> Result<Self, KeyFileError> {
-        let (label, der) = super::pem::select(
+        let (label, der) = crate::sm2::pem::select(
             pem,
             &[LABEL_PKCS8, LABEL_SEC1, LABEL_SM2_SEC1, LABEL_ENCRYPTED],
         )?;
@@ -301,7 +301,7 @@ impl VerifyingKey {
 
     /// Reads SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
     pub fn from_public_key_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (_, der) = super::pem::select(pem, &[LABEL_PUBLIC])?;
+        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_PUBLIC])?;
         Self::from_public_key_der(&der)
     }
 }

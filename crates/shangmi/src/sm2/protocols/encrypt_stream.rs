@@ -11,12 +11,12 @@ use std::io::{self, Seek, SeekFrom, Write};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use super::Error;
-use super::encrypt::{
+use crate::sink::Sink;
+use crate::sm2::Error;
+use crate::sm2::encrypt::{
     Encapsulated, Format, MAX_MESSAGE_LEN, Masker, PointEncoding, encapsulate, encode_c1, sec1_len,
 };
-use super::keys::{SigningKey, VerifyingKey};
-use crate::sink::Sink;
+use crate::sm2::keys::{SigningKey, VerifyingKey};
 
 const CHUNK: usize = 16 * 1024;
 
@@ -269,7 +269,7 @@ impl<S: Sink> Write for Decryptor<S> {
                     self.state = if buf.len() < need {
                         State::C1(buf)
                     } else {
-                        match super::encrypt::decapsulate(&self.key, &buf) {
+                        match crate::sm2::encrypt::decapsulate(&self.key, &buf) {
                             None => State::Failed,
                             Some(shared) => {
                                 let m = Masker::new(shared);

@@ -6,7 +6,7 @@
 use der::Sequence;
 use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef, UintRef};
 
-use super::keyfile::{KeyFileError, SM2_CURVE};
+use crate::sm2::keyfile::{KeyFileError, SM2_CURVE};
 
 /// prime-field (X9.62).
 const PRIME_FIELD: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.1.1");

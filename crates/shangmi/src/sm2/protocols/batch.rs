@@ -5,8 +5,8 @@
 //! keep), and each item is checked exactly as [`VerifyingKey::verify_with_id`] checks it. A
 //! malformed signature is that item's `false`, never an error for the batch.
 
-use super::keys::VerifyingKey;
-use super::signature::Signature;
+use crate::sm2::keys::VerifyingKey;
+use crate::sm2::signature::Signature;
 
 /// How the signatures of a batch are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -18,14 +18,14 @@
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use super::Error;
-use super::encrypt::random_scalar;
-use super::engine::{Engine, dispatch};
-use super::keys::{SigningKey, VerifyingKey};
-use super::mul::{double_base_vartime, fixed_base, variable_base};
-use super::point::{Affine, Jacobian};
-use super::scalar::{Scalar, SecretScalar};
 use crate::cpu::Implementation as _;
+use crate::sm2::Error;
+use crate::sm2::encrypt::random_scalar;
+use crate::sm2::engine::{Engine, dispatch};
+use crate::sm2::keys::{SigningKey, VerifyingKey};
+use crate::sm2::mul::{double_base_vartime, fixed_base, variable_base};
+use crate::sm2::point::{Affine, Jacobian};
+use crate::sm2::scalar::{Scalar, SecretScalar};
 use crate::sm3::{Kdf, Sm3};
 
 /// Which side of the exchange this party is.
@@ -167,7 +167,7 @@ fn derive(
     z[96..].copy_from_slice(zb);
     // The KDF's 32-bit counter bounds the key length; past that, or past what memory holds,
     // the exchange fails instead of aborting the process.
-    if key_len == 0 || key_len as u64 > super::MAX_MESSAGE_LEN {
+    if key_len == 0 || key_len as u64 > crate::sm2::MAX_MESSAGE_LEN {
         return Err(Error::KeyExchange);
     }
     let mut key = Vec::new();
@@ -231,7 +231,7 @@ fn xy(p: &VerifyingKey) -> [u8; 64] {
 pub struct Exchange<'a> {
     /// This party's role.
     pub role: Role,
-    /// This party's identity (the default ID is [`super::DEFAULT_ID`]).
+    /// This party's identity (the default ID is [`crate::sm2::DEFAULT_ID`]).
     pub own_id: &'a [u8],
     /// The peer's static public key.
     pub peer: &'a VerifyingKey,
@@ -246,17 +246,17 @@ pub struct Exchange<'a> {
 impl SigningKey {
     /// Runs this party's side of a key exchange with its single-use `ephemeral` key.
     /// Fails with [`Error::KeyExchange`] if U is infinity (a degenerate peer input) or the key
-    /// length is 0 or over the KDF's limit ([`super::MAX_MESSAGE_LEN`] bytes), and with [`Error::IdTooLong`] for an ID over 8191 bytes.
+    /// length is 0 or over the KDF's limit ([`crate::sm2::MAX_MESSAGE_LEN`] bytes), and with [`Error::IdTooLong`] for an ID over 8191 bytes.
     pub fn key_exchange(
         &self,
         ephemeral: EphemeralSecret,
         ex: &Exchange<'_>,
     ) -> Result<Agreement, Error> {
         // Checked before any work, the same way `derive` checks it again.
-        if ex.key_len == 0 || ex.key_len as u64 > super::MAX_MESSAGE_LEN {
+        if ex.key_len == 0 || ex.key_len as u64 > crate::sm2::MAX_MESSAGE_LEN {
             return Err(Error::KeyExchange);
         }
-        let own_z = if ex.own_id == super::DEFAULT_ID {
+        let own_z = if ex.own_id == crate::sm2::DEFAULT_ID {
             *self.z_default()
         } else {
             self.public.z(ex.own_id)?

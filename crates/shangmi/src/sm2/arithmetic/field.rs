@@ -58,7 +58,7 @@ pub(crate) trait Arith: Copy + core::fmt::Debug {
     /// Entry `idx - 1` of the window (all zero for `idx = 0`), reading every entry.
     #[inline(always)]
     fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
-        super::mul::select64_portable(table, idx)
+        crate::sm2::mul::select64_portable(table, idx)
     }
     /// The IFMA token when this backend may run eight fixed-base multiplications in lanes.
     #[cfg(target_arch = "x86_64")]
@@ -214,8 +214,8 @@ impl<A: Arith> Fe<A> {
     /// x^-1 (0 for 0) in constant time, by division steps on the stored x R: (x R)^-1 R^3 R^-1
     /// = x^-1 R.
     pub(crate) fn invert(self) -> Self {
-        const MODULUS: super::safegcd::Modulus = super::safegcd::Modulus::new(&P);
-        let y = super::safegcd::invert(&self.v, &MODULUS);
+        const MODULUS: crate::sm2::safegcd::Modulus = crate::sm2::safegcd::Modulus::new(&P);
+        let y = crate::sm2::safegcd::invert(&self.v, &MODULUS);
         Fe {
             v: self.a.mul(&y, &R3),
             a: self.a,

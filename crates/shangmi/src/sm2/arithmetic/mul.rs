@@ -12,9 +12,9 @@
 
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
-use super::field::{Arith, Fe};
-use super::point::{Affine, Jacobian};
-use super::scalar::Scalar;
+use crate::sm2::field::{Arith, Fe};
+use crate::sm2::point::{Affine, Jacobian};
+use crate::sm2::scalar::Scalar;
 
 include!(concat!(env!("OUT_DIR"), "/sm2_table.rs"));
 
@@ -104,7 +104,7 @@ pub(crate) fn fixed_base_many<A: Arith>(a: A, ks: &[Scalar]) -> Vec<Jacobian<A>>
             for (slot, k) in kc.iter_mut().zip(group) {
                 *slot = k.to_canonical();
             }
-            let points = super::x86_ifma_lanes::fixed_base_x8(t, &kc);
+            let points = crate::sm2::x86_ifma_lanes::fixed_base_x8(t, &kc);
             zeroize::Zeroize::zeroize(&mut kc);
             out.extend(points[..group.len()].iter().map(|p| Jacobian {
                 x: Fe::from_mont(a, p[0]),
@@ -167,7 +167,7 @@ pub(crate) fn build_comb<A: Arith>(q: &Affine<A>) -> Box<Comb> {
         }
     }
     let mut affine = vec![*q; points.len()];
-    super::point::batch_to_affine(&points, &mut affine);
+    crate::sm2::point::batch_to_affine(&points, &mut affine);
     for (i, window) in table.iter_mut().enumerate() {
         for (j, e) in window.iter_mut().enumerate() {
             let p = &affine[64 * i + j];
@@ -201,7 +201,7 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
         y: Fe::zero(a),
     };
     let mut affine = [zero; 16];
-    super::point::batch_to_affine(&table, &mut affine);
+    crate::sm2::point::batch_to_affine(&table, &mut affine);
     let mut acc = Jacobian::identity(a);
     for i in (0..52).rev() {
         for _ in 0..5 {

@@ -24,9 +24,9 @@ use std::sync::OnceLock;
 
 use zeroize::Zeroize;
 
-use super::field::{P, add_mod};
-use super::mul::{BASE_TABLE, booth};
 use crate::cpu::Avx512Ifma;
+use crate::sm2::field::{P, add_mod};
+use crate::sm2::mul::{BASE_TABLE, booth};
 
 const MASK52: u64 = (1 << 52) - 1;
 /// p in radix 2^52.

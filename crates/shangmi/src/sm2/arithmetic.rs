@@ -1,0 +1,15 @@
+//! SM2's arithmetic: the field modulo p = 2^256 - 2^224 - 2^96 + 2^64 - 1 and its backends,
+//! scalars modulo n, points (Jacobian and affine, a = -3 formulas), the scalar
+//! multiplications (constant-time fixed- and variable-base, variable-time double-base for
+//! verification) with their tables, and inversion by division steps.
+
+pub(crate) mod engine;
+pub(super) mod field;
+pub(super) mod mul;
+pub(super) mod point;
+pub(super) mod safegcd;
+pub(super) mod scalar;
+#[cfg(target_arch = "x86_64")]
+pub(super) mod x86_ifma_lanes;
+#[cfg(target_arch = "x86_64")]
+pub(super) mod x86_select;

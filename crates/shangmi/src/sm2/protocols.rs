@@ -1,0 +1,12 @@
+//! SM2's protocols over the arithmetic: key pairs, signatures (single, batched, precomputed
+//! per key, presigned from a pool), public-key encryption (one-shot and streaming, in every
+//! ciphertext layout) and key exchange.
+
+pub(super) mod batch;
+pub(super) mod encrypt;
+pub(super) mod encrypt_stream;
+pub(super) mod keys;
+pub(super) mod kx;
+pub(super) mod pool;
+pub(super) mod precomputed;
+pub(super) mod signature;
