@@ -84,10 +84,13 @@ impl Arith for Soft {
     }
 }
 
-/// An element of GF(p) in Montgomery form, with its arithmetic backend.
+/// An element of GF(p), always in Montgomery form (x R mod p), with its arithmetic backend.
+/// The limbs are private: values enter through `from_canonical`/`from_bytes` (converted) or
+/// `from_mont` (already converted, e.g. a table entry), and leave through `to_canonical`/
+/// `to_bytes` or `mont_limbs`, so every crossing names the form it carries.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fe<A: Arith> {
-    pub(crate) v: [u64; 4],
+    v: [u64; 4],
     pub(crate) a: A,
 }
 
@@ -130,6 +133,12 @@ impl<A: Arith> Fe<A> {
     pub(crate) fn from_bytes(a: A, b: &[u8; 32]) -> CtOption<Self> {
         let l = limbs_from_be(b);
         CtOption::new(Self::from_canonical(a, l), lt(&l, &P))
+    }
+
+    /// The Montgomery-form limbs, as `from_mont` takes them (for tables).
+    #[inline(always)]
+    pub(crate) fn mont_limbs(self) -> [u64; 4] {
+        self.v
     }
 
     /// Canonical limbs (out of Montgomery form).

@@ -14,7 +14,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::sm2::field::{Arith, Fe};
 use crate::sm2::point::{Affine, Jacobian};
-use crate::sm2::scalar::Scalar;
+use crate::sm2::scalar::{PublicScalar, Scalar};
 
 include!(concat!(env!("OUT_DIR"), "/sm2_table.rs"));
 
@@ -135,7 +135,7 @@ pub(crate) fn fixed_base_with<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacob
 }
 
 /// k Q for public k from a comb table, reading entries directly (variable time).
-pub(crate) fn comb_vartime<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacobian<A> {
+pub(crate) fn comb_vartime<A: Arith>(a: A, table: &Comb, k: &PublicScalar) -> Jacobian<A> {
     let kc = k.to_canonical();
     let mut acc = Jacobian::identity(a);
     for (i, window) in table.iter().enumerate() {
@@ -171,8 +171,8 @@ pub(crate) fn build_comb<A: Arith>(q: &Affine<A>) -> Box<Comb> {
     for (i, window) in table.iter_mut().enumerate() {
         for (j, e) in window.iter_mut().enumerate() {
             let p = &affine[64 * i + j];
-            e[..4].copy_from_slice(&p.x.v);
-            e[4..].copy_from_slice(&p.y.v);
+            e[..4].copy_from_slice(&p.x.mont_limbs());
+            e[4..].copy_from_slice(&p.y.mont_limbs());
         }
     }
     table
@@ -277,8 +277,8 @@ pub(crate) fn odd_multiples_vartime<A: Arith, const M: usize>(p: &Jacobian<A>) -
 /// width-5 NAF over 8 odd multiples; the doublings are shared (Straus).
 pub(crate) fn double_base_vartime<A: Arith>(
     a: A,
-    u1: &Scalar,
-    u2: &Scalar,
+    u1: &PublicScalar,
+    u2: &PublicScalar,
     p: &Jacobian<A>,
 ) -> Jacobian<A> {
     let n1 = wnaf_vartime(&u1.to_canonical(), 7);

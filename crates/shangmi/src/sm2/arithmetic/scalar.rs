@@ -58,6 +58,26 @@ pub(crate) struct Scalar(pub(crate) [u64; 4]);
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub(crate) struct SecretScalar(Scalar);
 
+/// A public integer mod n: a signature's s and t, a peer's x̄. The variable-time
+/// multiplications take only this type, so a secret cannot reach them without a call that
+/// says it is public.
+#[derive(Clone, Copy)]
+pub(crate) struct PublicScalar(Scalar);
+
+impl PublicScalar {
+    pub(crate) const ZERO: PublicScalar = PublicScalar(Scalar::ZERO);
+
+    /// Declares `s` public: only for values anyone may know.
+    pub(crate) fn declassify(s: Scalar) -> Self {
+        PublicScalar(s)
+    }
+
+    /// Canonical limbs, for recoding into digits (which then drive branches and addresses).
+    pub(crate) fn to_canonical(self) -> [u64; 4] {
+        self.0.to_canonical()
+    }
+}
+
 impl SecretScalar {
     /// Takes ownership of `s` (the caller's copy, if it is a named variable, is the caller's
     /// to wipe).

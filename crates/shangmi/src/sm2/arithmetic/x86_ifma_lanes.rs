@@ -410,7 +410,10 @@ mod tests {
                 }
                 .to_affine()
                 .unwrap();
-                assert_eq!((lane.x.v, lane.y.v), (want.x.v, want.y.v));
+                assert_eq!(
+                    (lane.x.mont_limbs(), lane.y.mont_limbs()),
+                    (want.x.mont_limbs(), want.y.mont_limbs())
+                );
             }
         }
     }

@@ -72,8 +72,8 @@ impl Eq for VerifyingKey {}
 impl VerifyingKey {
     pub(crate) fn from_affine<A: crate::sm2::field::Arith>(p: &Affine<A>, engine: Engine) -> Self {
         VerifyingKey {
-            x: p.x.v,
-            y: p.y.v,
+            x: p.x.mont_limbs(),
+            y: p.y.mont_limbs(),
             engine,
         }
     }

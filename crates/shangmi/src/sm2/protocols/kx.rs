@@ -25,7 +25,7 @@ use crate::sm2::engine::{Engine, dispatch};
 use crate::sm2::keys::{SigningKey, VerifyingKey};
 use crate::sm2::mul::{double_base_vartime, fixed_base, variable_base};
 use crate::sm2::point::{Affine, Jacobian};
-use crate::sm2::scalar::{Scalar, SecretScalar};
+use crate::sm2::scalar::{PublicScalar, Scalar, SecretScalar};
 use crate::sm3::{Kdf, Sm3};
 
 /// Which side of the exchange this party is.
@@ -272,7 +272,8 @@ impl SigningKey {
         let u = dispatch!(self.engine, |a| {
             // P_peer + x̄ R_peer: public points and a public scalar.
             let r = Jacobian::from_affine(&ex.peer_ephemeral.affine(a));
-            let q = double_base_vartime(a, &Scalar::ZERO, &peer_xbar, &r)
+            let xbar = PublicScalar::declassify(peer_xbar);
+            let q = double_base_vartime(a, &PublicScalar::ZERO, &xbar, &r)
                 .add_vartime(&Jacobian::from_affine(&ex.peer.affine(a)));
             let u = variable_base(a, &q, &t).to_affine();
             if !crate::ct::public_choice(u.is_some()) {

@@ -18,7 +18,7 @@ use crate::sm2::field::{Arith, Fe, P, adc, lt};
 use crate::sm2::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
 use crate::sm2::mul::{double_base_vartime, fixed_base};
 use crate::sm2::point::Jacobian;
-use crate::sm2::scalar::{N, Scalar, SecretScalar};
+use crate::sm2::scalar::{N, PublicScalar, Scalar, SecretScalar};
 use crate::sm3::Sm3;
 
 /// A signature (r, s), both in [1, n-1].
@@ -267,14 +267,16 @@ impl VerifyingKey {
 }
 
 /// r, s in [1, n-1] (guaranteed by construction, checked again) and t = r + s != 0 mod n.
-pub(crate) fn check_scalars(sig: &Signature) -> Result<(Scalar, Scalar, Scalar), Error> {
+pub(crate) fn check_scalars(
+    sig: &Signature,
+) -> Result<(Scalar, PublicScalar, PublicScalar), Error> {
     let r = Option::<Scalar>::from(Scalar::from_bytes(&sig.r)).ok_or(Error::Verification)?;
     let s = Option::<Scalar>::from(Scalar::from_bytes(&sig.s)).ok_or(Error::Verification)?;
     let t = r.add(&s);
     if bool::from(r.is_zero() | s.is_zero() | t.is_zero()) {
         return Err(Error::Verification);
     }
-    Ok((r, s, t))
+    Ok((r, PublicScalar::declassify(s), PublicScalar::declassify(t)))
 }
 
 /// Whether R = (e + x1) mod n equals r, x1 the affine x of the point (not at infinity),
