@@ -21,7 +21,7 @@ use zeroize::Zeroizing;
 use crate::cipher::{self, Shape};
 use crate::err::{Reason, fail, result};
 use crate::params::{self, OsslParam, Static};
-use crate::{Dispatch, entry, guarded};
+use crate::{Dispatch, free_boxed, guarded};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -201,13 +201,6 @@ unsafe extern "C" fn newctx<const GCM: bool>(_provctx: *mut c_void) -> *mut c_vo
     })
 }
 
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    if !ctx.is_null() {
-        // SAFETY: made by `newctx` with `Box::into_raw`, freed once by the core.
-        drop(unsafe { Box::from_raw(ctx.cast::<Ctx>()) });
-    }
-}
-
 /// # Safety
 /// The core's contract for `cipher_encrypt_init`: `ctx` from `newctx`, key and IV NULL or
 /// of the given lengths, `ps` NULL or a terminated array.
@@ -265,29 +258,7 @@ unsafe fn init(
     })
 }
 
-unsafe extern "C" fn encrypt_init(
-    ctx: *mut c_void,
-    key: *const u8,
-    kl: usize,
-    iv: *const u8,
-    il: usize,
-    ps: *const OsslParam,
-) -> c_int {
-    // SAFETY: forwarded under the same contract.
-    unsafe { init(ctx, key, kl, iv, il, ps, true) }
-}
-
-unsafe extern "C" fn decrypt_init(
-    ctx: *mut c_void,
-    key: *const u8,
-    kl: usize,
-    iv: *const u8,
-    il: usize,
-    ps: *const OsslParam,
-) -> c_int {
-    // SAFETY: forwarded under the same contract.
-    unsafe { init(ctx, key, kl, iv, il, ps, false) }
-}
+cipher::init_entries!(init);
 
 /// One update: AAD when `out` is NULL, CCM's length declaration when `input` is too, data
 /// otherwise.
@@ -586,21 +557,18 @@ unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _p: *mut c_void) -> 
 
 /// The dispatch table of SM4-GCM (`GCM`) or SM4-CCM.
 pub(crate) fn table<const GCM: bool>() -> Vec<Dispatch> {
-    use cipher::*;
-    vec![
-        entry::<NewCtx>(OSSL_FUNC_CIPHER_NEWCTX, newctx::<GCM>),
-        entry::<Init>(OSSL_FUNC_CIPHER_ENCRYPT_INIT, encrypt_init),
-        entry::<Init>(OSSL_FUNC_CIPHER_DECRYPT_INIT, decrypt_init),
-        entry::<Update>(OSSL_FUNC_CIPHER_UPDATE, update),
-        entry::<Final>(OSSL_FUNC_CIPHER_FINAL, final_),
-        entry::<Update>(OSSL_FUNC_CIPHER_CIPHER, cipher_),
-        entry::<FreeCtx>(OSSL_FUNC_CIPHER_FREECTX, freectx),
-        entry::<GetParams>(OSSL_FUNC_CIPHER_GET_PARAMS, get_params::<GCM>),
-        entry::<CtxParams>(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, get_ctx_params),
-        entry::<CtxParams>(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, set_ctx_params),
-        entry::<Gettable>(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, gettable_params),
-        entry::<CtxGettable>(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, gettable_ctx_params),
-        entry::<CtxGettable>(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, settable_ctx_params),
-        crate::DISPATCH_END,
-    ]
+    cipher::dispatch(cipher::Entries {
+        newctx: newctx::<GCM>,
+        encrypt_init,
+        decrypt_init,
+        update,
+        final_,
+        cipher: cipher_,
+        freectx: free_boxed::<Ctx>,
+        get_params: get_params::<GCM>,
+        get_ctx_params,
+        set_ctx_params,
+        gettable_ctx_params,
+        settable_ctx_params,
+    })
 }

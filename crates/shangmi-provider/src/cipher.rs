@@ -16,7 +16,40 @@ use zeroize::Zeroizing;
 
 use crate::err::{self, Reason, fail};
 use crate::params::{self, OsslParam, Static};
-use crate::{ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, guarded};
+use crate::{
+    ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, free_boxed, guarded,
+};
+
+/// `encrypt_init` and `decrypt_init` over a module's `init(ctx, key, key_len, iv, iv_len,
+/// params, encrypt) -> c_int`.
+macro_rules! init_entries {
+    ($init:ident) => {
+        unsafe extern "C" fn encrypt_init(
+            ctx: *mut c_void,
+            key: *const u8,
+            kl: usize,
+            iv: *const u8,
+            il: usize,
+            ps: *const OsslParam,
+        ) -> c_int {
+            // SAFETY: forwarded under the same contract.
+            unsafe { $init(ctx, key, kl, iv, il, ps, true) }
+        }
+
+        unsafe extern "C" fn decrypt_init(
+            ctx: *mut c_void,
+            key: *const u8,
+            kl: usize,
+            iv: *const u8,
+            il: usize,
+            ps: *const OsslParam,
+        ) -> c_int {
+            // SAFETY: forwarded under the same contract.
+            unsafe { $init(ctx, key, kl, iv, il, ps, false) }
+        }
+    };
+}
+pub(crate) use init_entries;
 
 /// One cipher operation in progress.
 struct Ctx {
@@ -102,13 +135,6 @@ unsafe extern "C" fn newctx<const MODE: c_int>(_provctx: *mut c_void) -> *mut c_
     })
 }
 
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    if !ctx.is_null() {
-        // SAFETY: made by `newctx` with `Box::into_raw`, freed once by the core.
-        drop(unsafe { Box::from_raw(ctx.cast::<Ctx>()) });
-    }
-}
-
 /// # Safety
 /// The core's contract for `cipher_encrypt_init`: `ctx` from `newctx`, key and IV NULL or
 /// of the given lengths, `ps` NULL or a terminated array.
@@ -150,29 +176,7 @@ unsafe fn init(
     })
 }
 
-unsafe extern "C" fn encrypt_init(
-    ctx: *mut c_void,
-    key: *const u8,
-    kl: usize,
-    iv: *const u8,
-    il: usize,
-    ps: *const OsslParam,
-) -> c_int {
-    // SAFETY: forwarded under the same contract.
-    unsafe { init(ctx, key, kl, iv, il, ps, true) }
-}
-
-unsafe extern "C" fn decrypt_init(
-    ctx: *mut c_void,
-    key: *const u8,
-    kl: usize,
-    iv: *const u8,
-    il: usize,
-    ps: *const OsslParam,
-) -> c_int {
-    // SAFETY: forwarded under the same contract.
-    unsafe { init(ctx, key, kl, iv, il, ps, false) }
-}
+init_entries!(init);
 
 unsafe extern "C" fn update(
     ctx: *mut c_void,
@@ -432,23 +436,57 @@ pub(crate) const OSSL_FUNC_CIPHER_GETTABLE_PARAMS: c_int = 12;
 pub(crate) const OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS: c_int = 13;
 pub(crate) const OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS: c_int = 14;
 
-fn table<const MODE: c_int>() -> Vec<Dispatch> {
+/// One SM4 cipher's entry points; `dispatch` makes its table (the shape every cipher shares).
+pub(crate) struct Entries {
+    pub newctx: NewCtx,
+    pub encrypt_init: Init,
+    pub decrypt_init: Init,
+    pub update: Update,
+    pub final_: Final,
+    /// `EVP_Cipher`.
+    pub cipher: Update,
+    pub freectx: FreeCtx,
+    pub get_params: GetParams,
+    pub get_ctx_params: CtxParams,
+    pub set_ctx_params: CtxParams,
+    pub gettable_ctx_params: CtxGettable,
+    pub settable_ctx_params: CtxGettable,
+}
+
+pub(crate) fn dispatch(e: Entries) -> Vec<Dispatch> {
     vec![
-        entry::<NewCtx>(OSSL_FUNC_CIPHER_NEWCTX, newctx::<MODE>),
-        entry::<Init>(OSSL_FUNC_CIPHER_ENCRYPT_INIT, encrypt_init),
-        entry::<Init>(OSSL_FUNC_CIPHER_DECRYPT_INIT, decrypt_init),
-        entry::<Update>(OSSL_FUNC_CIPHER_UPDATE, update),
-        entry::<Final>(OSSL_FUNC_CIPHER_FINAL, final_),
-        entry::<Update>(OSSL_FUNC_CIPHER_CIPHER, update),
-        entry::<FreeCtx>(OSSL_FUNC_CIPHER_FREECTX, freectx),
-        entry::<GetParams>(OSSL_FUNC_CIPHER_GET_PARAMS, get_params::<MODE>),
-        entry::<CtxParams>(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, get_ctx_params),
-        entry::<CtxParams>(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, set_ctx_params),
+        entry::<NewCtx>(OSSL_FUNC_CIPHER_NEWCTX, e.newctx),
+        entry::<Init>(OSSL_FUNC_CIPHER_ENCRYPT_INIT, e.encrypt_init),
+        entry::<Init>(OSSL_FUNC_CIPHER_DECRYPT_INIT, e.decrypt_init),
+        entry::<Update>(OSSL_FUNC_CIPHER_UPDATE, e.update),
+        entry::<Final>(OSSL_FUNC_CIPHER_FINAL, e.final_),
+        entry::<Update>(OSSL_FUNC_CIPHER_CIPHER, e.cipher),
+        entry::<FreeCtx>(OSSL_FUNC_CIPHER_FREECTX, e.freectx),
+        entry::<GetParams>(OSSL_FUNC_CIPHER_GET_PARAMS, e.get_params),
+        entry::<CtxParams>(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, e.get_ctx_params),
+        entry::<CtxParams>(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, e.set_ctx_params),
         entry::<Gettable>(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, gettable_params),
-        entry::<CtxGettable>(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, gettable_ctx_params),
-        entry::<CtxGettable>(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, settable_ctx_params),
+        entry::<CtxGettable>(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, e.gettable_ctx_params),
+        entry::<CtxGettable>(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, e.settable_ctx_params),
         DISPATCH_END,
     ]
+}
+
+fn table<const MODE: c_int>() -> Vec<Dispatch> {
+    dispatch(Entries {
+        newctx: newctx::<MODE>,
+        encrypt_init,
+        decrypt_init,
+        update,
+        final_,
+        cipher: update,
+        freectx: free_boxed::<Ctx>,
+        get_params: get_params::<MODE>,
+        get_ctx_params,
+        set_ctx_params,
+        gettable_ctx_params,
+        settable_ctx_params,
+    })
 }
 
 /// The ciphers this provider offers, under OpenSSL's names and OIDs for them.

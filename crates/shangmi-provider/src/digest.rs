@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 use shangmi::sm3::{self, Sm3};
 
 use crate::params::{self, OsslParam, Static};
-use crate::{ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, guarded};
+use crate::{
+    ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, free_boxed, guarded,
+};
 
 type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 type Init = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
@@ -79,13 +81,6 @@ unsafe extern "C" fn final_(
     })
 }
 
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    if !ctx.is_null() {
-        // SAFETY: made by `newctx`/`dupctx` with `Box::into_raw`, freed once by the core.
-        drop(unsafe { Box::from_raw(ctx.cast::<Sm3>()) });
-    }
-}
-
 unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
     guarded(core::ptr::null_mut(), || {
         // SAFETY: as `init`.
@@ -149,7 +144,7 @@ pub(crate) fn algorithms() -> *const Algorithm {
             entry::<Init>(OSSL_FUNC_DIGEST_INIT, init),
             entry::<Update>(OSSL_FUNC_DIGEST_UPDATE, update),
             entry::<Final>(OSSL_FUNC_DIGEST_FINAL, final_),
-            entry::<FreeCtx>(OSSL_FUNC_DIGEST_FREECTX, freectx),
+            entry::<FreeCtx>(OSSL_FUNC_DIGEST_FREECTX, free_boxed::<Sm3>),
             entry::<DupCtx>(OSSL_FUNC_DIGEST_DUPCTX, dupctx),
             entry::<GetParams>(OSSL_FUNC_DIGEST_GET_PARAMS, get_params),
             entry::<Gettable>(OSSL_FUNC_DIGEST_GETTABLE_PARAMS, gettable_params),

@@ -59,6 +59,18 @@ pub(crate) const ALGORITHM_END: Algorithm = Algorithm {
 
 pub(crate) const PROPERTIES: &CStr = c"provider=shangmi";
 
+/// Frees a context or key object made by `Box::into_raw(Box::new(T))` (NULL is ignored):
+/// every `freectx`/`free` entry point.
+///
+/// # Safety
+/// `p` is NULL or such a pointer, freed once, by the core.
+pub(crate) unsafe extern "C" fn free_boxed<T>(p: *mut c_void) {
+    if !p.is_null() {
+        // SAFETY: the contract above.
+        drop(unsafe { Box::from_raw(p.cast::<T>()) });
+    }
+}
+
 /// Runs an entry point's body; a panic becomes `fail` (and an internal error on the queue).
 pub(crate) fn guarded<T>(fail: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {

@@ -11,7 +11,9 @@ use zeroize::Zeroizing;
 
 use crate::err::{self, Reason, fail};
 use crate::params::{self, OsslParam, Static};
-use crate::{ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, guarded};
+use crate::{
+    ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, free_boxed, guarded,
+};
 
 const SELECT_PRIVATE: c_int = 0x01;
 const SELECT_PUBLIC: c_int = 0x02;
@@ -45,13 +47,6 @@ unsafe extern "C" fn km_new(_provctx: *mut c_void) -> *mut c_void {
     guarded(core::ptr::null_mut(), || {
         Box::into_raw(Box::new(Key::Empty)).cast()
     })
-}
-
-unsafe extern "C" fn km_free(k: *mut c_void) {
-    if !k.is_null() {
-        // SAFETY: made by `km_new`/`km_dup` with `Box::into_raw`, freed once by the core.
-        drop(unsafe { Box::from_raw(k.cast::<Key>()) });
-    }
 }
 
 unsafe extern "C" fn km_dup(k: *const c_void, _selection: c_int) -> *mut c_void {
@@ -103,7 +98,7 @@ unsafe extern "C" fn gen_init(
             g
         } else {
             // SAFETY: made above, not shared.
-            unsafe { gen_cleanup(g) };
+            unsafe { free_boxed::<GenCtx>(g) };
             core::ptr::null_mut()
         }
     })
@@ -153,13 +148,6 @@ unsafe extern "C" fn generate(
         };
         Box::into_raw(Box::new(k)).cast()
     })
-}
-
-unsafe extern "C" fn gen_cleanup(g: *mut c_void) {
-    if !g.is_null() {
-        // SAFETY: made by `gen_init`, freed once.
-        drop(unsafe { Box::from_raw(g.cast::<GenCtx>()) });
-    }
 }
 
 /// A BIGNUM parameter (native-endian magnitude, as OSSL_PARAM carries unsigned integers) as
@@ -415,13 +403,6 @@ unsafe extern "C" fn sig_new(_provctx: *mut c_void, _propq: *const c_char) -> *m
         };
         Box::into_raw(Box::new(c)).cast()
     })
-}
-
-unsafe extern "C" fn sig_free(ctx: *mut c_void) {
-    if !ctx.is_null() {
-        // SAFETY: made by `sig_new`/`sig_dup`, freed once by the core.
-        drop(unsafe { Box::from_raw(ctx.cast::<SigCtx>()) });
-    }
 }
 
 unsafe extern "C" fn sig_dup(ctx: *mut c_void) -> *mut c_void {
@@ -750,13 +731,6 @@ unsafe extern "C" fn ac_new(_provctx: *mut c_void) -> *mut c_void {
     })
 }
 
-unsafe extern "C" fn ac_free(ctx: *mut c_void) {
-    if !ctx.is_null() {
-        // SAFETY: made by `ac_new`, freed once by the core.
-        drop(unsafe { Box::from_raw(ctx.cast::<CipherCtx>()) });
-    }
-}
-
 unsafe extern "C" fn ac_init(ctx: *mut c_void, k: *mut c_void, _ps: *const OsslParam) -> c_int {
     guarded(0, || {
         // SAFETY: the core passes a live context and live key data.
@@ -947,8 +921,8 @@ pub(crate) fn keymgmt() -> *const Algorithm {
                 entry::<CtxParams>(4, gen_set_params),
                 entry::<CtxTable>(5, gen_settable),
                 entry::<Gen>(6, generate),
-                entry::<Free>(7, gen_cleanup),
-                entry::<Free>(10, km_free),
+                entry::<Free>(7, free_boxed::<GenCtx>),
+                entry::<Free>(10, free_boxed::<Key>),
                 entry::<GetParams>(11, km_get_params),
                 entry::<Gettable>(12, km_gettable),
                 entry::<OpName>(20, km_operation_name),
@@ -984,7 +958,7 @@ pub(crate) fn signature() -> *const Algorithm {
                 entry::<DInit>(12, dverify_init),
                 entry::<DUpdate>(13, dupdate),
                 entry::<DVerifyFinal>(14, dverify_final),
-                entry::<Free>(16, sig_free),
+                entry::<Free>(16, free_boxed::<SigCtx>),
                 entry::<SigDup>(17, sig_dup),
                 entry::<CtxGetParams>(18, sig_get_params),
                 entry::<CtxTable>(19, sig_gettable),
@@ -1009,7 +983,7 @@ pub(crate) fn asym_cipher() -> *const Algorithm {
                 entry::<Sign>(3, ac_encrypt),
                 entry::<Init>(4, ac_init),
                 entry::<Sign>(5, ac_decrypt),
-                entry::<Free>(6, ac_free),
+                entry::<Free>(6, free_boxed::<CipherCtx>),
                 entry::<CtxParams>(10, ac_set_params),
                 entry::<CtxTable>(11, ac_settable),
                 DISPATCH_END,

@@ -11,7 +11,7 @@ use zeroize::Zeroizing;
 use crate::cipher::{self, Shape};
 use crate::err::{Reason, fail, result};
 use crate::params::{self, OsslParam, Static};
-use crate::{Dispatch, entry, guarded};
+use crate::{Dispatch, free_boxed, guarded};
 
 struct Ctx {
     encrypt: bool,
@@ -50,13 +50,6 @@ unsafe extern "C" fn newctx(_provctx: *mut c_void) -> *mut c_void {
         };
         Box::into_raw(Box::new(c)).cast()
     })
-}
-
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    if !ctx.is_null() {
-        // SAFETY: made by `newctx` with `Box::into_raw`, freed once by the core.
-        drop(unsafe { Box::from_raw(ctx.cast::<Ctx>()) });
-    }
 }
 
 /// # Safety
@@ -98,35 +91,27 @@ unsafe fn init(
     Ok(())
 }
 
-unsafe extern "C" fn encrypt_init(
+/// `init` as an entry point: failures become OpenSSL's 0 with the reason pushed.
+///
+/// # Safety
+/// As `init`.
+unsafe fn init_entry(
     ctx: *mut c_void,
     key: *const u8,
     kl: usize,
     iv: *const u8,
     il: usize,
     ps: *const OsslParam,
+    encrypt: bool,
 ) -> c_int {
     guarded(0, || {
         // SAFETY: forwarded under the same contract.
-        let r = unsafe { init(ctx, key, kl, iv, il, ps, true) };
+        let r = unsafe { init(ctx, key, kl, iv, il, ps, encrypt) };
         result(r, c"sm4_xts_init")
     })
 }
 
-unsafe extern "C" fn decrypt_init(
-    ctx: *mut c_void,
-    key: *const u8,
-    kl: usize,
-    iv: *const u8,
-    il: usize,
-    ps: *const OsslParam,
-) -> c_int {
-    guarded(0, || {
-        // SAFETY: forwarded under the same contract.
-        let r = unsafe { init(ctx, key, kl, iv, il, ps, false) };
-        result(r, c"sm4_xts_init")
-    })
-}
+cipher::init_entries!(init_entry);
 
 /// # Safety
 /// The core's contract: `ctx` from `newctx`, `out` `out_size` writable bytes, `input` `len`
@@ -313,22 +298,20 @@ unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _p: *mut c_void) -> 
 }
 
 /// SM4-XTS's dispatch table.
+/// SM4-XTS's dispatch table.
 pub(crate) fn table() -> Vec<Dispatch> {
-    use cipher::*;
-    vec![
-        entry::<NewCtx>(OSSL_FUNC_CIPHER_NEWCTX, newctx),
-        entry::<Init>(OSSL_FUNC_CIPHER_ENCRYPT_INIT, encrypt_init),
-        entry::<Init>(OSSL_FUNC_CIPHER_DECRYPT_INIT, decrypt_init),
-        entry::<Update>(OSSL_FUNC_CIPHER_UPDATE, update),
-        entry::<Final>(OSSL_FUNC_CIPHER_FINAL, final_),
-        entry::<Update>(OSSL_FUNC_CIPHER_CIPHER, update),
-        entry::<FreeCtx>(OSSL_FUNC_CIPHER_FREECTX, freectx),
-        entry::<GetParams>(OSSL_FUNC_CIPHER_GET_PARAMS, get_params),
-        entry::<CtxParams>(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, get_ctx_params),
-        entry::<CtxParams>(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, set_ctx_params),
-        entry::<Gettable>(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, gettable_params),
-        entry::<CtxGettable>(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, gettable_ctx_params),
-        entry::<CtxGettable>(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, settable_ctx_params),
-        crate::DISPATCH_END,
-    ]
+    cipher::dispatch(cipher::Entries {
+        newctx,
+        encrypt_init,
+        decrypt_init,
+        update,
+        final_,
+        cipher: update,
+        freectx: free_boxed::<Ctx>,
+        get_params,
+        get_ctx_params,
+        set_ctx_params,
+        gettable_ctx_params,
+        settable_ctx_params,
+    })
 }
