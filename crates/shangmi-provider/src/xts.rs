@@ -298,7 +298,6 @@ unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _p: *mut c_void) -> 
 }
 
 /// SM4-XTS's dispatch table.
-/// SM4-XTS's dispatch table.
 pub(crate) fn table() -> Vec<Dispatch> {
     cipher::dispatch(cipher::Entries {
         newctx,
