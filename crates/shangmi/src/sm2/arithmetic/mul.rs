@@ -145,7 +145,7 @@ pub(crate) fn comb_vartime<A: Arith>(a: A, table: &Comb, k: &PublicScalar) -> Ja
         }
         let p = affine_from_entry(a, &window[mag as usize - 1]);
         let p = if bool::from(neg) { p.neg() } else { p };
-        acc = add_mixed_vartime(&acc, &p);
+        acc = acc.add_mixed_vartime(&p);
     }
     acc
 }
@@ -283,7 +283,11 @@ pub(crate) fn double_base_vartime<A: Arith>(
 ) -> Jacobian<A> {
     let n1 = wnaf_vartime(&u1.to_canonical(), 7);
     let n2 = wnaf_vartime(&u2.to_canonical(), 5);
-    let pt: [Jacobian<A>; 8] = odd_multiples_vartime(p);
+    // P's odd multiples in affine form (one inversion for the eight), so that each of the
+    // ~43 additions of P's digits is a mixed one.
+    let pj: [Jacobian<A>; 8] = odd_multiples_vartime(p);
+    let mut pt = [Affine::generator(a); 8];
+    crate::sm2::point::batch_to_affine(&pj, &mut pt);
     let top = (0..257).rev().find(|&i| n1[i] != 0 || n2[i] != 0);
     let mut acc = Jacobian::identity(a);
     let Some(top) = top else { return acc };
@@ -293,26 +297,14 @@ pub(crate) fn double_base_vartime<A: Arith>(
         if d1 != 0 {
             let e = affine_from_entry(a, &BASE_TABLE[0][d1.unsigned_abs() as usize - 1]);
             let e = if d1 < 0 { e.neg() } else { e };
-            acc = add_mixed_vartime(&acc, &e);
+            acc = acc.add_mixed_vartime(&e);
         }
         let d2 = n2[i];
         if d2 != 0 {
             let e = pt[(d2.unsigned_abs() as usize - 1) / 2];
             let e = if d2 < 0 { e.neg() } else { e };
-            acc = acc.add_vartime(&e);
+            acc = acc.add_mixed_vartime(&e);
         }
     }
     acc
-}
-
-/// Mixed addition for public points, falling back to the complete formula when the inputs
-/// coincide.
-pub(crate) fn add_mixed_vartime<A: Arith>(p: &Jacobian<A>, q: &Affine<A>) -> Jacobian<A> {
-    let z1z1 = p.z.square();
-    let same_x = bool::from((q.x * z1z1).ct_eq(&p.x)) && !bool::from(p.is_identity());
-    if same_x {
-        p.add_vartime(&Jacobian::from_affine(q))
-    } else {
-        p.add_mixed(q)
-    }
 }

@@ -151,6 +151,7 @@ impl<A: Arith> Jacobian<A> {
         self.z.is_zero()
     }
 
+    #[cfg(test)]
     pub(crate) fn neg(&self) -> Self {
         Jacobian {
             x: self.x,
@@ -201,6 +202,38 @@ impl<A: Arith> Jacobian<A> {
             z: z3,
         };
         Jacobian::conditional_select(&sum, &Jacobian::from_affine(q), self.is_identity())
+    }
+
+    /// P + Q for public points, Q affine: the mixed formula, with the cases it cannot take (P
+    /// at infinity, P = +-Q) found by branching on the values it computes anyway.
+    pub(crate) fn add_mixed_vartime(&self, q: &Affine<A>) -> Self {
+        if bool::from(self.is_identity()) {
+            return Jacobian::from_affine(q);
+        }
+        let z1z1 = self.z.square();
+        let u2 = q.x * z1z1;
+        let s2 = q.y * self.z * z1z1;
+        let h = u2 - self.x;
+        let r = (s2 - self.y).double();
+        if bool::from(h.is_zero()) {
+            return if bool::from(r.is_zero()) {
+                self.double()
+            } else {
+                Jacobian::identity(self.x.a)
+            };
+        }
+        let hh = h.square();
+        let i = hh.double().double();
+        let j = h * i;
+        let v = self.x * i;
+        let x3 = r.square() - j - v.double();
+        let y3 = r * (v - x3) - (self.y * j).double();
+        let z3 = (self.z + h).square() - z1z1 - hh;
+        Jacobian {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
     }
 
     /// P + Q for public points: the complete formula's cases by branching, so the doubling is
