@@ -418,6 +418,7 @@ fn timing_probe() {
         }) / 8.0;
         let inv = best(200, || x = bb(x).invert());
         let inv_f = best(200, || x = bb(x).invert_fermat());
+        let inv_vt = best(200, || x = bb(x).invert_vartime());
         // Full-size scalars: verification's cost follows the length of u1 and u2.
         let n = big(&N);
         let k = scalar_of(&(BigUint::from_bytes_be(&[0xa5; 32]) % &n));
@@ -447,7 +448,7 @@ fn timing_probe() {
         }) / 64.0;
         bb((x, xs, acc, sel));
         println!(
-            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, sqr lat {sqr:.0}, inv {inv:.0} (fermat {inv_f:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, dbl {dbl:.0}, add mixed {madd:.0}, add (vartime) {jadd:.0}, fixed_base {fb:.0} (many: {many:.0} each), variable_base {vb:.0}, double_base {db:.0}"
+            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, sqr lat {sqr:.0}, inv {inv:.0} (fermat {inv_f:.0}, vartime {inv_vt:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, dbl {dbl:.0}, add mixed {madd:.0}, add (vartime) {jadd:.0}, fixed_base {fb:.0} (many: {many:.0} each), variable_base {vb:.0}, double_base {db:.0}"
         );
     }
     probe(Soft, "soft");

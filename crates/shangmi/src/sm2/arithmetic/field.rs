@@ -231,6 +231,16 @@ impl<A: Arith> Fe<A> {
         }
     }
 
+    /// x^-1 (0 for 0) for a public x: the division steps of `invert`, in variable time.
+    pub(crate) fn invert_vartime(self) -> Self {
+        const MODULUS: crate::sm2::safegcd::Modulus = crate::sm2::safegcd::Modulus::new(&P);
+        let y = crate::sm2::safegcd::invert_vartime(&self.v, &MODULUS);
+        Fe {
+            v: self.a.mul(&y, &R3),
+            a: self.a,
+        }
+    }
+
     /// x^-1 = x^(p-2) (0 for 0): a fixed addition chain, 256 squarings and 15 multiplications.
     /// p - 2 is, from the top: 31 ones, a zero, 128 ones, 32 zeros, 32 ones, 30 ones, 0, 1.
     /// The tests' reference for `invert`.

@@ -201,7 +201,7 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
         y: Fe::zero(a),
     };
     let mut affine = [zero; 16];
-    crate::sm2::point::batch_to_affine(&table, &mut affine);
+    crate::sm2::point::batch_to_affine_vartime(&table, &mut affine);
     let mut acc = Jacobian::identity(a);
     for i in (0..52).rev() {
         for _ in 0..5 {
@@ -287,7 +287,7 @@ pub(crate) fn double_base_vartime<A: Arith>(
     // ~43 additions of P's digits is a mixed one.
     let pj: [Jacobian<A>; 8] = odd_multiples_vartime(p);
     let mut pt = [Affine::generator(a); 8];
-    crate::sm2::point::batch_to_affine(&pj, &mut pt);
+    crate::sm2::point::batch_to_affine_vartime(&pj, &mut pt);
     let top = (0..257).rev().find(|&i| n1[i] != 0 || n2[i] != 0);
     let mut acc = Jacobian::identity(a);
     let Some(top) = top else { return acc };

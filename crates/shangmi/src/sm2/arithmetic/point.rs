@@ -308,6 +308,19 @@ impl<A: Arith> Jacobian<A> {
 /// Converts many points to affine with one inversion (Montgomery's trick). Points at infinity
 /// come out as (0, 0).
 pub(crate) fn batch_to_affine<A: Arith>(points: &[Jacobian<A>], out: &mut [Affine<A>]) {
+    batch_to_affine_with(points, out, Fe::invert);
+}
+
+/// `batch_to_affine` for public points, with the variable-time inversion.
+pub(crate) fn batch_to_affine_vartime<A: Arith>(points: &[Jacobian<A>], out: &mut [Affine<A>]) {
+    batch_to_affine_with(points, out, Fe::invert_vartime);
+}
+
+fn batch_to_affine_with<A: Arith>(
+    points: &[Jacobian<A>],
+    out: &mut [Affine<A>],
+    invert: fn(Fe<A>) -> Fe<A>,
+) {
     debug_assert_eq!(points.len(), out.len());
     let Some(first) = points.first() else { return };
     let a = first.x.a;
@@ -320,7 +333,7 @@ pub(crate) fn batch_to_affine<A: Arith>(points: &[Jacobian<A>], out: &mut [Affin
         acc = acc * z;
         prefix.push(acc);
     }
-    let mut inv = acc.invert();
+    let mut inv = invert(acc);
     for i in (0..points.len()).rev() {
         let p = &points[i];
         let z = Fe::conditional_select(&p.z, &one, p.is_identity());

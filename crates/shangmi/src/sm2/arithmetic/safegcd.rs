@@ -100,6 +100,44 @@ fn divsteps62(mut h: i64, f0: u64, g0: u64) -> (i64, [i64; 4]) {
     (h, [u, v, q, r])
 }
 
+/// `divsteps62` for public values: the same steps and the same matrix, but each run of zero
+/// bits of g is taken at once (trailing-zero count), and the odd steps branch.
+fn divsteps62_vartime(mut h: i64, f0: u64, g0: u64) -> (i64, [i64; 4]) {
+    let (mut f, mut g) = (f0, g0);
+    let (mut u, mut v, mut q, mut r) = (1i64, 0i64, 0i64, 1i64);
+    let mut left = 62u32;
+    loop {
+        // g even, z times over: g <- g / 2, delta <- delta + 1, the f row doubled.
+        let z = (g | (u64::MAX << left)).trailing_zeros();
+        g >>= z;
+        u <<= z;
+        v <<= z;
+        h += i64::from(z);
+        left -= z;
+        if left == 0 {
+            break;
+        }
+        // g odd: the swapping step when delta > 0, else g <- (g + f) / 2.
+        if h >= 0 {
+            (f, g) = (g, g.wrapping_sub(f) >> 1);
+            (u, v, q, r) = (q, r, q.wrapping_sub(u), r.wrapping_sub(v));
+            h = -h;
+        } else {
+            g = g.wrapping_add(f) >> 1;
+            q = q.wrapping_add(u);
+            r = r.wrapping_add(v);
+            h += 1;
+        }
+        u <<= 1;
+        v <<= 1;
+        left -= 1;
+        if left == 0 {
+            break;
+        }
+    }
+    (h, [u, v, q, r])
+}
+
 #[inline(always)]
 fn wide(a: i64, b: i64) -> i128 {
     i128::from(a) * i128::from(b)
@@ -215,6 +253,31 @@ pub(crate) fn invert(x: &[u64; 4], m: &Modulus) -> [u64; 4] {
     from62(&d)
 }
 
+/// x^-1 mod m for a public x < m (0 for 0): the same division steps as [`invert`], taken
+/// faster by branching, and stopping as soon as g is zero (about 60% of the steps the
+/// constant-time bound asks for, on random inputs).
+pub(crate) fn invert_vartime(x: &[u64; 4], m: &Modulus) -> [u64; 4] {
+    let mut f = m.m;
+    let mut g = to62(x);
+    let mut d = [0i64; 5];
+    let mut e = [1i64, 0, 0, 0, 0];
+    let mut h = 0i64;
+    for _ in 0..BATCHES {
+        if g == [0; 5] {
+            break;
+        }
+        let t;
+        (h, t) = divsteps62_vartime(h, f[0] as u64, g[0] as u64);
+        update_de(&mut d, &mut e, &t, m);
+        update_fg(&mut f, &mut g, &t);
+    }
+    debug_assert!(g == [0; 5]);
+    neg_masked(&mut d, f[4] >> 63);
+    let negative = d[4] >> 63;
+    add_masked(&mut d, &m.m, negative);
+    from62(&d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,8 +323,11 @@ mod tests {
             for x in cases {
                 let inv = big(&invert(&limbs(&x), &m));
                 assert_eq!((&x * &inv) % &mb, one, "x = {x:x}");
+                let inv_vt = big(&invert_vartime(&limbs(&x), &m));
+                assert_eq!(inv_vt, inv, "vartime, x = {x:x}");
             }
             assert_eq!(invert(&[0; 4], &m), [0; 4]);
+            assert_eq!(invert_vartime(&[0; 4], &m), [0; 4]);
         }
     }
 
