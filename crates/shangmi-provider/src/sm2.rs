@@ -398,7 +398,10 @@ unsafe extern "C" fn sig_new(_provctx: *mut c_void, _propq: *const c_char) -> *m
     guarded(core::ptr::null_mut(), || {
         let c = SigCtx {
             key: None,
-            id: sm2::DEFAULT_ID.to_vec(),
+            // OpenSSL 3's own SM2 hashes an empty ID when none is set (X.509 certificates and
+            // requests included), not GM/T 0009's 1234567812345678: the same default here, so
+            // that what either provider signs the other verifies. `distid` sets any other.
+            id: Vec::new(),
             hash: None,
         };
         Box::into_raw(Box::new(c)).cast()
