@@ -2,7 +2,9 @@
  * pieces (in place half the time), SM3 in pieces and duplicated mid-stream, each compared
  * with OpenSSL's default provider. Built with AddressSanitizer by scripts/test-provider.sh.
  * Usage: test_provider MODULE_DIR */
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/param_build.h>
 #include <openssl/provider.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,30 @@ static int run(EVP_CIPHER *c, int enc, int pad, const unsigned char *key, const 
     total += n;
     EVP_CIPHER_CTX_free(x);
     return ok ? total : -1;
+}
+
+/* Imports an SM2 key into the provider from raw parameters, as EVP_PKEY_fromdata callers
+ * (and OpenSSL's own decoders) hand them over; returns whether it was accepted. */
+static int import_sm2(const char *priv_hex, const unsigned char *pub, size_t pub_len) {
+    OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
+    BIGNUM *d = NULL;
+    OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, "SM2", 0);
+    if (priv_hex) {
+        BN_hex2bn(&d, priv_hex);
+        OSSL_PARAM_BLD_push_BN(b, OSSL_PKEY_PARAM_PRIV_KEY, d);
+    }
+    if (pub) OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, pub, pub_len);
+    OSSL_PARAM *ps = OSSL_PARAM_BLD_to_param(b);
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(NULL, "SM2", "provider=shangmi");
+    EVP_PKEY *k = NULL;
+    int ok = c && EVP_PKEY_fromdata_init(c) == 1 &&
+             EVP_PKEY_fromdata(c, &k, priv_hex ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, ps) == 1;
+    EVP_PKEY_free(k);
+    EVP_PKEY_CTX_free(c);
+    OSSL_PARAM_free(ps);
+    OSSL_PARAM_BLD_free(b);
+    BN_free(d);
+    return ok;
 }
 
 int main(int argc, char **argv) {
@@ -165,6 +191,26 @@ int main(int argc, char **argv) {
         EVP_PKEY_CTX_free(d);
     }
     EVP_PKEY_free(sm2key);
+
+    /* Hostile key material through import: refused, never half-imported. The key is
+     * d = 1 (public key G); n is the group order. */
+    static const char *n_hex = "FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123";
+    unsigned char g[65];
+    const char *gx = "32C4AE2C1F1981195F9904466A39C9948FE30BBFF2660BE1715A4589334C74C7";
+    const char *gy = "BC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0";
+    g[0] = 4;
+    for (int i = 0; i < 32; i++) {
+        sscanf(gx + 2 * i, "%2hhx", &g[1 + i]);
+        sscanf(gy + 2 * i, "%2hhx", &g[33 + i]);
+    }
+    CHECK(import_sm2("01", g, sizeof g) == 1);
+    CHECK(import_sm2(NULL, g, sizeof g) == 1);
+    CHECK(import_sm2("00", NULL, 0) == 0);                   /* d = 0 */
+    CHECK(import_sm2(n_hex, NULL, 0) == 0);                  /* d = n */
+    CHECK(import_sm2("02", g, sizeof g) == 0);               /* a public key not d's */
+    g[64] ^= 1;
+    CHECK(import_sm2(NULL, g, sizeof g) == 0);               /* not on the curve */
+    CHECK(import_sm2(NULL, g, 33) == 0);                     /* truncated */
     OSSL_PROVIDER_unload(ours);
     OSSL_PROVIDER_unload(dflt);
     if (failures) {

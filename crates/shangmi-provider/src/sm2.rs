@@ -188,7 +188,12 @@ unsafe extern "C" fn km_import(k: *mut c_void, selection: c_int, ps: *const Ossl
             let (mut private, mut public) = (None, None);
             for p in params::entries(ps) {
                 if params::is(p, c"priv") {
+                    // A private part that does not parse fails the import, rather than
+                    // leaving a public key where a private one was asked for.
                     private = bn_to_be32(&*p);
+                    if private.is_none() && selection & SELECT_PRIVATE != 0 {
+                        return fail(Reason::InvalidKey, F);
+                    }
                 } else if params::is(p, c"pub") {
                     let e = &*p;
                     if e.data_type != params::OCTET_STRING || e.data.is_null() {
