@@ -142,7 +142,8 @@ impl Ctx {
             .map_err(mode_reason)
     }
 
-    /// The one-shot kinds: the whole message in `out` (already holding the input).
+    /// The one-shot kinds (CCM, GCM decryption): the whole message, processed in a buffer of
+    /// our own that the caller sees only if the tag held.
     fn one_shot(&mut self, input: &[u8]) -> Result<Zeroizing<Vec<u8>>, Reason> {
         let mut buf = Zeroizing::new(input.to_vec());
         match (self.kind, self.encrypt) {
