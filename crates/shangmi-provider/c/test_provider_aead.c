@@ -3,6 +3,7 @@
  * standards' vectors (GB/T 36624-2018 / RFC 8998, GB/T 17964-2021) and round trips.
  * Decryption must never write plaintext that failed (or has not yet had) its tag check: every
  * refused call is checked to leave the output buffer as it was.
+ * Contexts are copied as applications copy them (EVP_CIPHER_CTX_copy).
  * Built with AddressSanitizer by scripts/test-provider.sh. Usage: test_provider_aead DIR */
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -25,13 +26,16 @@ static void hex(const char *s, unsigned char *out) {
     for (size_t i = 0; s[2 * i]; i++) sscanf(s + 2 * i, "%2hhx", &out[i]);
 }
 
-/* Whether the newest error on the queue is ours and its text contains `want`; clears it. */
-static int last_error_says(const char *want) {
-    unsigned long e = ERR_peek_last_error();
-    const char *lib = ERR_lib_error_string(e), *why = ERR_reason_error_string(e);
-    int ok = e != 0 && lib && strcmp(lib, "shangmi") == 0 && why && strstr(why, want);
-    if (!ok) fprintf(stderr, "  error queue: lib %s, reason %s\n", lib ? lib : "-", why ? why : "-");
-    ERR_clear_error();
+/* Whether an error on the queue is ours with `want` in its text (OpenSSL may push its own
+ * after it); empties the queue. */
+static int queue_says(const char *want) {
+    unsigned long e;
+    int ok = 0;
+    while ((e = ERR_get_error()) != 0) {
+        const char *lib = ERR_lib_error_string(e), *why = ERR_reason_error_string(e);
+        if (lib && strcmp(lib, "shangmi") == 0 && why && strstr(why, want)) ok = 1;
+    }
+    if (!ok) fprintf(stderr, "  no shangmi error saying \"%s\"\n", want);
     return ok;
 }
 
@@ -61,9 +65,9 @@ static void test_gcm(EVP_CIPHER *gcm) {
     CHECK(total == 64 && memcmp(out, ct, 64) == 0 && memcmp(t, tag, 16) == 0);
     unsigned char t12[12];
     CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 12, t12) == 1 && memcmp(t12, tag, 12) == 0);
-    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 3, t12) != 1 && last_error_says("tag length"));
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 3, t12) != 1 && queue_says("tag length"));
     /* The nonce is spent: more data needs a new IV. */
-    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) != 1 && last_error_says("not initialised"));
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) != 1 && queue_says("not initialised"));
     EVP_CIPHER_CTX_free(x);
 
     /* Decryption: tag first, one update, checked before anything is written. */
@@ -83,7 +87,7 @@ static void test_gcm(EVP_CIPHER *gcm) {
             CHECK(r == 1 && n == 64 && memcmp(back, pt, 64) == 0);
             CHECK(EVP_DecryptFinal_ex(x, back + 64, &n) == 1 && n == 0);
         } else {
-            CHECK(r != 1 && all(back, sizeof back, 0xA5) && last_error_says("tag mismatch"));
+            CHECK(r != 1 && all(back, sizeof back, 0xA5) && queue_says("tag mismatch"));
             CHECK(EVP_DecryptFinal_ex(x, back + 64, &n) != 1);
             ERR_clear_error();
         }
@@ -95,7 +99,7 @@ static void test_gcm(EVP_CIPHER *gcm) {
     CHECK(EVP_DecryptUpdate(x, NULL, &n, aad, 20) == 1);
     memset(back, 0xA5, sizeof back);
     CHECK(EVP_DecryptUpdate(x, back, &n, ct, 64) != 1 && all(back, sizeof back, 0xA5));
-    CHECK(last_error_says("before the ciphertext"));
+    CHECK(queue_says("before the ciphertext"));
     EVP_CIPHER_CTX_free(x);
     /* A second data update is refused. */
     x = EVP_CIPHER_CTX_new();
@@ -103,7 +107,7 @@ static void test_gcm(EVP_CIPHER *gcm) {
     CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, tag) == 1);
     CHECK(EVP_DecryptUpdate(x, NULL, &n, aad, 20) == 1);
     CHECK(EVP_DecryptUpdate(x, back, &n, ct, 64) == 1);
-    CHECK(EVP_DecryptUpdate(x, back + 64, &n, ct, 16) != 1 && last_error_says("one update"));
+    CHECK(EVP_DecryptUpdate(x, back + 64, &n, ct, 16) != 1 && queue_says("one update"));
     EVP_CIPHER_CTX_free(x);
 
     /* Another IV length, in place, and GMAC (AAD only), round trips through one context. */
@@ -135,10 +139,57 @@ static void test_gcm(EVP_CIPHER *gcm) {
             CHECK(EVP_DecryptInit_ex2(x, NULL, NULL, iv16, NULL) == 1);
             CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 16, t) == 1);
             CHECK(EVP_DecryptUpdate(x, NULL, &n, aad, 20) == 1);
-            CHECK(EVP_DecryptFinal_ex(x, NULL, &n) != 1 && last_error_says("tag mismatch"));
+            CHECK(EVP_DecryptFinal_ex(x, NULL, &n) != 1 && queue_says("tag mismatch"));
         }
         EVP_CIPHER_CTX_free(x);
     }
+}
+
+/* EVP_CIPHER_CTX_copy: a keyed template copies; an encrypting copy needs its own IV; a copy in
+ * the middle of a GCM encryption is refused. */
+static void test_copy(EVP_CIPHER *gcm, EVP_CIPHER *xts, EVP_CIPHER *cbc) {
+    unsigned char out[64], t[16];
+    int n = 0;
+    EVP_CIPHER_CTX *tmpl = EVP_CIPHER_CTX_new(), *x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(tmpl, gcm, key, NULL, NULL) == 1);
+    for (int i = 0; i < 2; i++) {
+        CHECK(EVP_CIPHER_CTX_copy(x, tmpl) == 1);
+        CHECK(EVP_EncryptInit_ex2(x, NULL, NULL, iv, NULL) == 1);
+        CHECK(EVP_EncryptUpdate(x, NULL, &n, aad, 20) == 1);
+        CHECK(EVP_EncryptUpdate(x, out, &n, pt, 64) == 1 && memcmp(out, ct, 64) == 0);
+        CHECK(EVP_EncryptFinal_ex(x, NULL, &n) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, t) == 1 && memcmp(t, tag, 16) == 0);
+    }
+    CHECK(EVP_EncryptInit_ex2(tmpl, NULL, NULL, iv, NULL) == 1);
+    CHECK(EVP_CIPHER_CTX_copy(x, tmpl) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) != 1 && queue_says("not initialised"));
+    CHECK(EVP_EncryptUpdate(tmpl, out, &n, pt, 16) == 1);
+    CHECK(EVP_CIPHER_CTX_copy(x, tmpl) != 1 && queue_says("middle of a message"));
+    EVP_CIPHER_CTX_free(tmpl);
+    EVP_CIPHER_CTX_free(x);
+
+    unsigned char xk[32], xt[16], buf[48], a[48], b[48];
+    for (int i = 0; i < 32; i++) xk[i] = (unsigned char)(i * 5 + 1);
+    memset(xt, 9, 16);
+    memset(buf, 0x42, sizeof buf);
+    tmpl = EVP_CIPHER_CTX_new();
+    x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(tmpl, xts, xk, xt, NULL) == 1);
+    CHECK(EVP_CIPHER_CTX_copy(x, tmpl) == 1);
+    CHECK(EVP_EncryptUpdate(tmpl, a, &n, buf, 48) == 1 && EVP_EncryptUpdate(x, b, &n, buf, 48) == 1);
+    CHECK(memcmp(a, b, 48) == 0 && memcmp(a, buf, 48) != 0);
+    EVP_CIPHER_CTX_free(tmpl);
+    EVP_CIPHER_CTX_free(x);
+
+    tmpl = EVP_CIPHER_CTX_new();
+    x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(tmpl, cbc, key, key, NULL) == 1);
+    CHECK(EVP_CIPHER_CTX_copy(x, tmpl) == 1);
+    CHECK(EVP_EncryptUpdate(tmpl, a, &n, buf, 48) == 1 && EVP_EncryptUpdate(x, b, &n, buf, 48) == 1);
+    CHECK(n == 48 && memcmp(a, b, 48) == 0);
+    CHECK(EVP_CIPHER_CTX_copy(x, tmpl) != 1 && queue_says("middle of a message"));
+    EVP_CIPHER_CTX_free(tmpl);
+    EVP_CIPHER_CTX_free(x);
 }
 
 static void test_ccm(EVP_CIPHER *ccm, const unsigned char *cct, const unsigned char *ctag) {
@@ -174,7 +225,7 @@ static void test_ccm(EVP_CIPHER *ccm, const unsigned char *cct, const unsigned c
         if (tamper == 0) {
             CHECK(r == 1 && n == 64 && memcmp(back, pt, 64) == 0);
         } else {
-            CHECK(r != 1 && all(back, sizeof back, 0xA5) && last_error_says("tag mismatch"));
+            CHECK(r != 1 && all(back, sizeof back, 0xA5) && queue_says("tag mismatch"));
         }
         EVP_CIPHER_CTX_free(x);
     }
@@ -183,7 +234,7 @@ static void test_ccm(EVP_CIPHER *ccm, const unsigned char *cct, const unsigned c
     CHECK(EVP_EncryptInit_ex2(x, ccm, key, iv, NULL) == 1); /* default nonce length is 7 */
     CHECK(EVP_CIPHER_CTX_get_iv_length(x) == 7);
     CHECK(EVP_EncryptUpdate(x, NULL, &n, NULL, 10) == 1);
-    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 11) != 1 && last_error_says("data length"));
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 11) != 1 && queue_says("data length"));
     EVP_CIPHER_CTX_free(x);
 }
 
@@ -197,7 +248,7 @@ static void test_xts(EVP_CIPHER *xts) {
     EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
     CHECK(EVP_EncryptInit_ex2(x, xts, xk, xt, NULL) == 1);
     CHECK(EVP_EncryptUpdate(x, out, &n, xp, 56) == 1 && n == 56 && memcmp(out, xc, 56) == 0);
-    CHECK(EVP_EncryptUpdate(x, out, &n, xp, 15) != 1 && last_error_says("data length"));
+    CHECK(EVP_EncryptUpdate(x, out, &n, xp, 15) != 1 && queue_says("data length"));
     /* IEEE 1619 tweaks give another ciphertext, which decrypts back. */
     OSSL_PARAM ps[2] = {OSSL_PARAM_construct_utf8_string("xts_standard", "IEEE", 0), OSSL_PARAM_construct_end()};
     CHECK(EVP_EncryptInit_ex2(x, NULL, xk, xt, ps) == 1);
@@ -205,12 +256,12 @@ static void test_xts(EVP_CIPHER *xts) {
     CHECK(EVP_DecryptInit_ex2(x, NULL, xk, xt, ps) == 1);
     CHECK(EVP_DecryptUpdate(x, back, &n, out, 56) == 1 && memcmp(back, xp, 56) == 0);
     ps[0] = OSSL_PARAM_construct_utf8_string("xts_standard", "NIST", 0);
-    CHECK(EVP_EncryptInit_ex2(x, NULL, NULL, NULL, ps) != 1 && last_error_says("unsupported"));
+    CHECK(EVP_EncryptInit_ex2(x, NULL, NULL, NULL, ps) != 1 && queue_says("unsupported"));
     EVP_CIPHER_CTX_free(x);
     /* Equal key halves void XTS's argument: refused. */
     memcpy(xk + 16, xk, 16);
     x = EVP_CIPHER_CTX_new();
-    CHECK(EVP_EncryptInit_ex2(x, xts, xk, xt, NULL) != 1 && last_error_says("invalid key"));
+    CHECK(EVP_EncryptInit_ex2(x, xts, xk, xt, NULL) != 1 && queue_says("invalid key"));
     EVP_CIPHER_CTX_free(x);
 }
 
@@ -251,6 +302,7 @@ int main(int argc, char **argv) {
 
     /* Failures of the older pieces reach the queue too: a bad CBC padding, a bad key length. */
     EVP_CIPHER *cbc = EVP_CIPHER_fetch(NULL, "SM4-CBC", "provider=shangmi");
+    if (gcm && xts && cbc) test_copy(gcm, xts, cbc);
     if (cbc) {
         unsigned char buf[32], out[64];
         int n = 0, m = 0;
@@ -258,7 +310,7 @@ int main(int argc, char **argv) {
         EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
         CHECK(EVP_DecryptInit_ex2(x, cbc, key, key, NULL) == 1);
         CHECK(EVP_DecryptUpdate(x, out, &n, buf, 32) == 1);
-        CHECK(EVP_DecryptFinal_ex(x, out + n, &m) != 1 && last_error_says("padding"));
+        CHECK(EVP_DecryptFinal_ex(x, out + n, &m) != 1 && queue_says("padding"));
         EVP_CIPHER_CTX_free(x);
     }
     EVP_CIPHER_free(cbc);

@@ -19,7 +19,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::cipher::{self, Shape};
-use crate::err::{Reason, fail, result};
+use crate::err::{self, Reason, fail, result};
 use crate::params::{self, OsslParam, Static};
 use crate::{Dispatch, free_boxed, guarded};
 
@@ -193,6 +193,40 @@ fn gcm_tag_len_ok(n: usize) -> bool {
 unsafe fn ctx_mut<'a>(ctx: *mut c_void) -> Result<&'a mut Ctx, Reason> {
     // SAFETY: the contract above.
     unsafe { ctx.cast::<Ctx>().as_mut() }.ok_or(Reason::State)
+}
+
+/// A copy of a context, except in the middle of a GCM encryption: refused then. An
+/// encrypting copy needs an IV of its own before it encrypts (two messages under one nonce
+/// would give the key's GHASH key away); a decrypting one keeps the IV.
+unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
+    guarded(core::ptr::null_mut(), || {
+        // SAFETY: `ctx` from `newctx`, not in use by another thread.
+        let Ok(c) = (unsafe { ctx_mut(ctx) }) else {
+            return core::ptr::null_mut();
+        };
+        if c.stream.is_some() {
+            err::raise(Reason::MidMessage, c"sm4_aead_dupctx");
+            return core::ptr::null_mut();
+        }
+        let copy = Ctx {
+            kind: c.kind,
+            encrypt: c.encrypt,
+            key: c.key.clone(),
+            gcm: c.gcm.clone(),
+            iv: c.iv.clone(),
+            iv_len: c.iv_len,
+            iv_ready: c.iv_ready && !c.encrypt,
+            aad: c.aad.clone(),
+            tag_len: c.tag_len,
+            expected: c.expected.clone(),
+            made: c.made.clone(),
+            msg_len: c.msg_len,
+            stream: None,
+            data_seen: c.data_seen,
+            data_ok: c.data_ok,
+        };
+        Box::into_raw(Box::new(copy)).cast()
+    })
 }
 
 unsafe extern "C" fn newctx<const GCM: bool>(_provctx: *mut c_void) -> *mut c_void {
@@ -566,6 +600,7 @@ pub(crate) fn table<const GCM: bool>() -> Vec<Dispatch> {
         final_,
         cipher: cipher_,
         freectx: free_boxed::<Ctx>,
+        dupctx,
         get_params: get_params::<GCM>,
         get_ctx_params,
         set_ctx_params,

@@ -97,6 +97,30 @@ impl Ctx {
     }
 }
 
+/// A copy of a context between messages (the usual use: key once, copy per message). The
+/// stream of a message in progress lives in the C library and is not copied: refused.
+unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
+    guarded(core::ptr::null_mut(), || {
+        // SAFETY: `ctx` from `newctx`, not in use by another thread.
+        let Some(c) = (unsafe { ctx.cast::<Ctx>().as_ref() }) else {
+            return core::ptr::null_mut();
+        };
+        if !c.stream.is_null() {
+            err::raise(Reason::MidMessage, c"sm4_cipher_dupctx");
+            return core::ptr::null_mut();
+        }
+        let copy = Ctx {
+            mode: c.mode,
+            key: c.key.clone(),
+            iv: c.iv,
+            encrypt: c.encrypt,
+            padding: c.padding,
+            stream: core::ptr::null_mut(),
+        };
+        Box::into_raw(Box::new(copy)).cast()
+    })
+}
+
 impl Drop for Ctx {
     fn drop(&mut self) {
         self.reset_stream();
@@ -116,6 +140,7 @@ pub(crate) type Update =
     unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
 pub(crate) type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
 pub(crate) type FreeCtx = unsafe extern "C" fn(*mut c_void);
+pub(crate) type DupCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 pub(crate) type GetParams = unsafe extern "C" fn(*mut OsslParam) -> c_int;
 pub(crate) type CtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
 pub(crate) type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
@@ -429,6 +454,7 @@ pub(crate) const OSSL_FUNC_CIPHER_UPDATE: c_int = 4;
 pub(crate) const OSSL_FUNC_CIPHER_FINAL: c_int = 5;
 pub(crate) const OSSL_FUNC_CIPHER_CIPHER: c_int = 6;
 pub(crate) const OSSL_FUNC_CIPHER_FREECTX: c_int = 7;
+pub(crate) const OSSL_FUNC_CIPHER_DUPCTX: c_int = 8;
 pub(crate) const OSSL_FUNC_CIPHER_GET_PARAMS: c_int = 9;
 pub(crate) const OSSL_FUNC_CIPHER_GET_CTX_PARAMS: c_int = 10;
 pub(crate) const OSSL_FUNC_CIPHER_SET_CTX_PARAMS: c_int = 11;
@@ -446,6 +472,8 @@ pub(crate) struct Entries {
     /// `EVP_Cipher`.
     pub cipher: Update,
     pub freectx: FreeCtx,
+    /// `EVP_CIPHER_CTX_copy`: keyed contexts copy; one in the middle of a message may refuse.
+    pub dupctx: DupCtx,
     pub get_params: GetParams,
     pub get_ctx_params: CtxParams,
     pub set_ctx_params: CtxParams,
@@ -462,6 +490,7 @@ pub(crate) fn dispatch(e: Entries) -> Vec<Dispatch> {
         entry::<Final>(OSSL_FUNC_CIPHER_FINAL, e.final_),
         entry::<Update>(OSSL_FUNC_CIPHER_CIPHER, e.cipher),
         entry::<FreeCtx>(OSSL_FUNC_CIPHER_FREECTX, e.freectx),
+        entry::<DupCtx>(OSSL_FUNC_CIPHER_DUPCTX, e.dupctx),
         entry::<GetParams>(OSSL_FUNC_CIPHER_GET_PARAMS, e.get_params),
         entry::<CtxParams>(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, e.get_ctx_params),
         entry::<CtxParams>(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, e.set_ctx_params),
@@ -481,6 +510,7 @@ fn table<const MODE: c_int>() -> Vec<Dispatch> {
         final_,
         cipher: update,
         freectx: free_boxed::<Ctx>,
+        dupctx,
         get_params: get_params::<MODE>,
         get_ctx_params,
         set_ctx_params,

@@ -35,6 +35,7 @@ pub(crate) enum Reason {
     OneUpdate,
     State,
     Rng,
+    MidMessage,
 }
 
 /// `OSSL_ITEM`: a reason code and its text.
@@ -44,7 +45,7 @@ pub(crate) struct Item {
     text: *const c_char,
 }
 
-const REASONS: [(Reason, &CStr); 18] = [
+const REASONS: [(Reason, &CStr); 19] = [
     (Reason::Internal, c"internal error"),
     (Reason::InvalidArgument, c"invalid argument"),
     (Reason::BufferTooSmall, c"output buffer too small"),
@@ -75,6 +76,10 @@ const REASONS: [(Reason, &CStr); 18] = [
         c"operation not initialised or already finished",
     ),
     (Reason::Rng, c"random generator failed"),
+    (
+        Reason::MidMessage,
+        c"a context in the middle of a message cannot be copied",
+    ),
 ];
 
 type NewError = unsafe extern "C" fn(*const c_void);

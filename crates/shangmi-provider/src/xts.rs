@@ -13,6 +13,7 @@ use crate::err::{Reason, fail, result};
 use crate::params::{self, OsslParam, Static};
 use crate::{Dispatch, free_boxed, guarded};
 
+#[derive(Clone)]
 struct Ctx {
     encrypt: bool,
     variant: Variant,
@@ -37,6 +38,16 @@ impl Ctx {
 unsafe fn ctx_mut<'a>(ctx: *mut c_void) -> Result<&'a mut Ctx, Reason> {
     // SAFETY: the contract above.
     unsafe { ctx.cast::<Ctx>().as_mut() }.ok_or(Reason::State)
+}
+
+unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
+    guarded(core::ptr::null_mut(), || {
+        // SAFETY: `ctx` from `newctx`, not in use by another thread.
+        match unsafe { ctx_mut(ctx) } {
+            Ok(c) => Box::into_raw(Box::new(c.clone())).cast(),
+            Err(_) => core::ptr::null_mut(),
+        }
+    })
 }
 
 unsafe extern "C" fn newctx(_provctx: *mut c_void) -> *mut c_void {
@@ -307,6 +318,7 @@ pub(crate) fn table() -> Vec<Dispatch> {
         final_,
         cipher: update,
         freectx: free_boxed::<Ctx>,
+        dupctx,
         get_params,
         get_ctx_params,
         set_ctx_params,
