@@ -821,7 +821,12 @@ pub unsafe extern "C" fn shangmi_sm4_stream_update(
         // same memory, with the output running `p` bytes ahead: the tail is saved first, the
         // rest moved with memmove, and only then does a slice over the output exist.
         let p = s.pending.len();
-        let keep = p + len - need;
+        // At most one block: a partial block, or the last whole one held for its padding.
+        let keep = p
+            .checked_add(len)
+            .and_then(|t| t.checked_sub(need))
+            .filter(|&k| k <= 16)
+            .ok_or(shangmi_status::ErrInvalidArgument)?;
         let mut tail = Zeroizing::new([0u8; 16]);
         // SAFETY: `src` has `len >= keep` readable bytes (non-null when `len > 0`); `out` has
         // `need` writable bytes (checked by `room`), `src` the `need - p <= len` read here;
