@@ -19,7 +19,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::cipher::{self, Shape};
-use crate::err::{self, Reason, fail, result};
+use crate::err::{self, Reason, ctx_mut, fail, result};
 use crate::params::{self, OsslParam, Static};
 use crate::{Dispatch, free_boxed, guarded};
 
@@ -188,20 +188,13 @@ fn gcm_tag_len_ok(n: usize) -> bool {
     matches!(n, 4 | 8 | 12..=16)
 }
 
-/// # Safety
-/// `ctx` is NULL or a live context from `newctx`, used by this thread alone.
-unsafe fn ctx_mut<'a>(ctx: *mut c_void) -> Result<&'a mut Ctx, Reason> {
-    // SAFETY: the contract above.
-    unsafe { ctx.cast::<Ctx>().as_mut() }.ok_or(Reason::State)
-}
-
 /// A copy of a context, except in the middle of a GCM encryption: refused then. An
 /// encrypting copy needs an IV of its own before it encrypts (two messages under one nonce
 /// would give the key's GHASH key away); a decrypting one keeps the IV.
 unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
     guarded(core::ptr::null_mut(), || {
         // SAFETY: `ctx` from `newctx`, not in use by another thread.
-        let Ok(c) = (unsafe { ctx_mut(ctx) }) else {
+        let Ok(c) = (unsafe { ctx_mut::<Ctx>(ctx) }) else {
             return core::ptr::null_mut();
         };
         if c.stream.is_some() {
@@ -251,7 +244,7 @@ unsafe fn init(
     const F: &CStr = c"sm4_aead_init";
     guarded(0, || {
         // SAFETY: the contract above.
-        let c = match unsafe { ctx_mut(ctx) } {
+        let c = match unsafe { ctx_mut::<Ctx>(ctx) } {
             Ok(c) => c,
             Err(r) => return fail(r, F),
         };
@@ -310,7 +303,7 @@ unsafe fn process(
     len: usize,
 ) -> Result<(), Reason> {
     // SAFETY: the contract above.
-    let c = unsafe { ctx_mut(ctx)? };
+    let c = unsafe { ctx_mut::<Ctx>(ctx)? };
     c.ready()?;
     if !out_len.is_null() {
         // SAFETY: writable by the contract.
@@ -389,7 +382,7 @@ unsafe extern "C" fn update(
 /// `ctx` from `newctx`; `out_len` NULL or writable.
 unsafe fn finish(ctx: *mut c_void, out_len: *mut usize) -> Result<(), Reason> {
     // SAFETY: the contract above.
-    let c = unsafe { ctx_mut(ctx)? };
+    let c = unsafe { ctx_mut::<Ctx>(ctx)? };
     c.ready()?;
     if !out_len.is_null() {
         // SAFETY: writable by the contract.
@@ -481,7 +474,7 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `ps` a terminated array whose entries fit their types.
         unsafe {
-            let c = match ctx_mut(ctx) {
+            let c = match ctx_mut::<Ctx>(ctx) {
                 Ok(c) => c,
                 Err(r) => return fail(r, F),
             };
@@ -524,7 +517,7 @@ unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `ps` NULL or a terminated array.
         unsafe {
-            let c = match ctx_mut(ctx) {
+            let c = match ctx_mut::<Ctx>(ctx) {
                 Ok(c) => c,
                 Err(r) => return fail(r, F),
             };

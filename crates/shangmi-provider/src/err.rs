@@ -175,6 +175,15 @@ pub(crate) fn result(r: Result<(), Reason>, func: &'static CStr) -> c_int {
     }
 }
 
+/// A provider context made by `Box::into_raw(Box::new(T))`, or `State` for NULL.
+///
+/// # Safety
+/// `ctx` is NULL or a live `T` from the module's `newctx`, used by this thread alone.
+pub(crate) unsafe fn ctx_mut<'a, T>(ctx: *mut c_void) -> Result<&'a mut T, Reason> {
+    // SAFETY: the contract above.
+    unsafe { ctx.cast::<T>().as_mut() }.ok_or(Reason::State)
+}
+
 /// The reason for a C-library status.
 pub(crate) fn from_status(s: shangmi_status) -> Reason {
     match s {

@@ -9,7 +9,7 @@ use shangmi::sm4::modes::xts::{MAX_UNIT, Variant, Xts};
 use zeroize::Zeroizing;
 
 use crate::cipher::{self, Shape};
-use crate::err::{Reason, fail, result};
+use crate::err::{Reason, ctx_mut, fail, result};
 use crate::params::{self, OsslParam, Static};
 use crate::{Dispatch, free_boxed, guarded};
 
@@ -33,17 +33,10 @@ impl Ctx {
     }
 }
 
-/// # Safety
-/// `ctx` is NULL or a live context from `newctx`, used by this thread alone.
-unsafe fn ctx_mut<'a>(ctx: *mut c_void) -> Result<&'a mut Ctx, Reason> {
-    // SAFETY: the contract above.
-    unsafe { ctx.cast::<Ctx>().as_mut() }.ok_or(Reason::State)
-}
-
 unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
     guarded(core::ptr::null_mut(), || {
         // SAFETY: `ctx` from `newctx`, not in use by another thread.
-        match unsafe { ctx_mut(ctx) } {
+        match unsafe { ctx_mut::<Ctx>(ctx) } {
             Ok(c) => Box::into_raw(Box::new(c.clone())).cast(),
             Err(_) => core::ptr::null_mut(),
         }
@@ -75,7 +68,7 @@ unsafe fn init(
     encrypt: bool,
 ) -> Result<(), Reason> {
     // SAFETY: the contract above.
-    let c = unsafe { ctx_mut(ctx)? };
+    let c = unsafe { ctx_mut::<Ctx>(ctx)? };
     c.encrypt = encrypt;
     // SAFETY: the contract above (parameters first: the variant shapes the expanded key).
     unsafe { set_params(c, ps)? };
@@ -136,7 +129,7 @@ unsafe fn unit(
     len: usize,
 ) -> Result<(), Reason> {
     // SAFETY: the contract above.
-    let c = unsafe { ctx_mut(ctx)? };
+    let c = unsafe { ctx_mut::<Ctx>(ctx)? };
     let tweak = c.tweak.ok_or(Reason::State)?;
     let encrypt = c.encrypt;
     let xts = c.xts()?;
@@ -220,7 +213,7 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `ps` a terminated array whose entries fit their types.
         unsafe {
-            let c = match ctx_mut(ctx) {
+            let c = match ctx_mut::<Ctx>(ctx) {
                 Ok(c) => c,
                 Err(r) => return fail(r, F),
             };
@@ -281,7 +274,7 @@ unsafe fn set_params(c: &mut Ctx, ps: *const OsslParam) -> Result<(), Reason> {
 unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `ps` NULL or a terminated array.
-        let r = unsafe { ctx_mut(ctx).and_then(|c| set_params(c, ps)) };
+        let r = unsafe { ctx_mut::<Ctx>(ctx).and_then(|c| set_params(c, ps)) };
         result(r, c"sm4_xts_set_ctx_params")
     })
 }
