@@ -1,9 +1,11 @@
 //! Verifying many signatures at once, each with its own verdict, spread over threads.
 //!
 //! Everything in a verification is public, so a batch is only a matter of throughput: the
-//! items are split into one contiguous share per thread (`std::thread::scope`, no pool to
-//! keep), and each item is checked exactly as [`VerifyingKey::verify_with_id`] checks it. A
-//! malformed signature is that item's `false`, never an error for the batch.
+//! threads (`std::thread::scope`, no pool to keep) claim items one by one, and each item is
+//! checked exactly as [`VerifyingKey::verify_with_id`] checks it. A malformed signature is
+//! that item's `false`, never an error for the batch.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::sm2::keys::VerifyingKey;
 use crate::sm2::signature::Signature;
@@ -53,29 +55,40 @@ pub fn verify_batch(items: &[BatchItem<'_>], threads: usize) -> Vec<bool> {
         n => n,
     }
     .clamp(1, items.len().max(1));
-    let mut verdicts = vec![false; items.len()];
     if threads == 1 {
-        for (v, item) in verdicts.iter_mut().zip(items) {
-            *v = item.verify();
-        }
-        return verdicts;
+        return items.iter().map(BatchItem::verify).collect();
     }
-    let share = items.len().div_ceil(threads);
-    let check = |vs: &mut [bool], its: &[BatchItem<'_>]| {
-        for (v, item) in vs.iter_mut().zip(its) {
-            *v = item.verify();
+    // Items are claimed one at a time from a shared counter rather than dealt out in fixed
+    // shares: a thread that starts late (a halted virtual CPU takes a while to wake) or is
+    // preempted leaves its items to the others instead of holding up the whole batch.
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return mine;
+            };
+            mine.push((i, item.verify()));
         }
     };
+    let mut verdicts = vec![false; items.len()];
     std::thread::scope(|scope| {
-        let mut shares = verdicts.chunks_mut(share).zip(items.chunks(share));
-        // The calling thread takes the first share instead of waiting idle: one thread fewer
-        // to start, which on a virtual machine can mean waking a halted CPU.
-        let first = shares.next();
-        for (vs, its) in shares {
-            scope.spawn(move || check(vs, its));
-        }
-        if let Some((vs, its)) = first {
-            check(vs, its);
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        // The calling thread works too instead of waiting idle.
+        let record = |done: Vec<(usize, bool)>, verdicts: &mut [bool]| {
+            for (i, ok) in done {
+                verdicts[i] = ok;
+            }
+        };
+        record(work(), &mut verdicts);
+        for h in helpers {
+            // `verify` reports every failure as `false`; a panic here would be a bug in it,
+            // and is passed on to the caller as `thread::scope` does.
+            match h.join() {
+                Ok(done) => record(done, &mut verdicts),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
         }
     });
     verdicts
