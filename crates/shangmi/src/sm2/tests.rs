@@ -430,7 +430,7 @@ fn timing_probe() {
         let mut i = 0u32;
         let sel_c = best(10_000, || {
             i = i.wrapping_add(1);
-            sel = a.select64(&BASE_TABLE[(i % 37) as usize], (i % 65) ^ sel[0] as u32 & 1);
+            sel = a.select(&BASE_TABLE[(i % 37) as usize], (i % 65) ^ sel[0] as u32 & 1);
         });
         let dbl = best(10_000, || acc = acc.double());
         let madd = best(10_000, || acc = acc.add_mixed(bb(&q)));

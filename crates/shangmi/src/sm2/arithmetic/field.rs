@@ -55,10 +55,10 @@ pub(crate) trait Arith: Copy + core::fmt::Debug {
     fn sub(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         sub_mod(a, b, &P)
     }
-    /// Entry `idx - 1` of the window (all zero for `idx = 0`), reading every entry.
+    /// Entry `idx - 1` of a table of points (all zero for `idx = 0`), reading every entry.
     #[inline(always)]
-    fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
-        crate::sm2::mul::select64_portable(table, idx)
+    fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
+        crate::sm2::mul::select_portable(table, idx)
     }
     /// The IFMA token when this backend may run eight fixed-base multiplications in lanes.
     #[cfg(target_arch = "x86_64")]

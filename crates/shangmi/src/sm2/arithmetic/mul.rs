@@ -56,9 +56,9 @@ pub(crate) fn booth(k: &[u64; 4], i: usize, w: usize) -> (u32, Choice) {
     (mag as u32, Choice::from(top as u8))
 }
 
-/// Entry `idx - 1` of a 64-entry window by a full masked scan (all zero for idx = 0).
+/// Entry `idx - 1` of a table by a full masked scan (all zero for idx = 0).
 #[inline(always)]
-pub(crate) fn select64_portable(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+pub(crate) fn select_portable<const N: usize>(table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
     let mut out = [0u64; 8];
     for (j, e) in table.iter().enumerate() {
         let x = u64::from((j as u32 + 1) ^ idx);
@@ -124,7 +124,7 @@ pub(crate) fn fixed_base_with<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacob
     let mut acc = Jacobian::identity(a);
     for (i, window) in table.iter().enumerate() {
         let (mag, neg) = booth(&kc, i, 7);
-        let e = a.select64(window, mag);
+        let e = a.select(window, mag);
         let mut p = affine_from_entry(a, &e);
         p.y = Fe::conditional_select(&p.y, &-p.y, neg);
         let sum = acc.add_mixed(&p);
@@ -202,17 +202,20 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
     };
     let mut affine = [zero; 16];
     crate::sm2::point::batch_to_affine_vartime(&table, &mut affine);
+    // As raw limbs, so the backend's SIMD scan reads them (the fixed-base windows' layout).
+    let mut rows = [[0u64; 8]; 16];
+    for (row, e) in rows.iter_mut().zip(&affine) {
+        row[..4].copy_from_slice(&e.x.mont_limbs());
+        row[4..].copy_from_slice(&e.y.mont_limbs());
+    }
     let mut acc = Jacobian::identity(a);
     for i in (0..52).rev() {
         for _ in 0..5 {
             acc = acc.double();
         }
         let (mag, neg) = booth(&kc, i, 5);
-        // Digit 0 takes P and discards the sum: the same work for every digit.
-        let mut e = affine[0];
-        for (j, t) in affine.iter().enumerate() {
-            e = Affine::conditional_select(&e, t, (j as u32 + 1).ct_eq(&mag));
-        }
+        // Digit 0 reads all zeros and discards the sum: the same work for every digit.
+        let mut e = affine_from_entry(a, &a.select(&rows, mag));
         e.y = Fe::conditional_select(&e.y, &-e.y, neg);
         let sum = if i == 0 {
             acc.add(&Jacobian::from_affine(&e))

@@ -1,6 +1,7 @@
-//! Constant-time reads of a 64-entry table window with SIMD masks: every entry is loaded and
-//! combined under a mask that is all ones for the wanted entry only, so neither the addresses
-//! touched nor the instructions run depend on the (secret) index.
+//! Constant-time reads of a table of points (a 64-entry fixed-base window, a 16-entry
+//! variable-base table) with SIMD masks: every entry is loaded and combined under a mask that
+//! is all ones for the wanted entry only, so neither the addresses touched nor the
+//! instructions run depend on the (secret) index.
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
@@ -9,14 +10,18 @@ use crate::cpu::{Avx2, Avx512};
 
 /// AVX2: two YMM loads per 64-byte entry.
 #[inline(always)]
-pub(crate) fn select64_avx2(_token: Avx2, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+pub(crate) fn select_avx2<const N: usize>(
+    _token: Avx2,
+    table: &[[u64; 8]; N],
+    idx: u32,
+) -> [u64; 8] {
     // SAFETY: the token proves AVX2; every load reads 32 bytes inside `table`, the stores
     // write the 64-byte output array.
-    unsafe { select_avx2(table, idx) }
+    unsafe { scan_avx2(table, idx) }
 }
 
 #[target_feature(enable = "avx2")]
-fn select_avx2(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+fn scan_avx2<const N: usize>(table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
     let want = _mm256_set1_epi64x(i64::from(idx));
     let one = _mm256_set1_epi64x(1);
     let mut j = one;
@@ -45,14 +50,18 @@ fn select_avx2(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
 
 /// AVX-512: one ZMM load per entry, merged under a mask register.
 #[inline(always)]
-pub(crate) fn select64_avx512(_token: Avx512, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+pub(crate) fn select_avx512<const N: usize>(
+    _token: Avx512,
+    table: &[[u64; 8]; N],
+    idx: u32,
+) -> [u64; 8] {
     // SAFETY: the token proves AVX-512F; loads read 64 bytes per entry inside `table`, the store
     // writes the 64-byte output array.
-    unsafe { select_avx512(table, idx) }
+    unsafe { scan_avx512(table, idx) }
 }
 
 #[target_feature(enable = "avx512f")]
-fn select_avx512(table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
+fn scan_avx512<const N: usize>(table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
     let want = _mm512_set1_epi64(i64::from(idx));
     let one = _mm512_set1_epi64(1);
     let mut j = one;

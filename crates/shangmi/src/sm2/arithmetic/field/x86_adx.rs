@@ -41,8 +41,8 @@ impl Arith for Adx {
     }
 
     #[inline(always)]
-    fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
-        crate::sm2::x86_select::select64_avx2(self.1, table, idx)
+    fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
+        crate::sm2::x86_select::select_avx2(self.1, table, idx)
     }
 }
 
@@ -73,8 +73,8 @@ impl Arith for Adx512 {
     }
 
     #[inline(always)]
-    fn select64(self, table: &[[u64; 8]; 64], idx: u32) -> [u64; 8] {
-        crate::sm2::x86_select::select64_avx512(self.0, table, idx)
+    fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
+        crate::sm2::x86_select::select_avx512(self.0, table, idx)
     }
 }
 
