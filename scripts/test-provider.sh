@@ -92,10 +92,12 @@ for k in k k2; do
 done
 # X.509 both ways, no distid given: a CA and a leaf certificate (and its request) made
 # through the provider verify with OpenSSL alone, and the reverse. OpenSSL 3 hashes an empty
-# ID by default; a different default on either side fails here.
+# ID by default; a different default on either side fails here. The CA says it is one
+# (OpenSSL 3.5 refuses an issuer without basicConstraints).
 for side in mine theirs; do
   if [ "$side" = mine ]; then make=(ours) check=(openssl); else make=(openssl) check=(ours); fi
   "${make[@]}" req -x509 -new -key "$work/k.pem" -sm3 -subj "/CN=$side CA" -days 2 \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
     -out "$work/ca.pem" 2>/dev/null
   "${make[@]}" req -new -key "$work/k2.pem" -sm3 -subj "/CN=$side leaf" -out "$work/leaf.csr"
   "${make[@]}" x509 -req -in "$work/leaf.csr" -CA "$work/ca.pem" -CAkey "$work/k.pem" -sm3 \
