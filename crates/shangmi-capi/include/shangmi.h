@@ -619,6 +619,15 @@ enum shangmi_status shangmi_sm4_stream_new(int mode,
                                            int padding,
                                            struct shangmi_sm4_stream **out);
 
+// A copy of `s` in `*out`, in the middle of a message too: both go on from where `s` is
+// (the same mode, direction, position and buffered bytes), each with its own key schedule.
+// A stream that has ended copies as ended.
+//
+// # Safety
+// `s` is a live stream; `out` is writable.
+enum shangmi_status shangmi_sm4_stream_dup(const struct shangmi_sm4_stream *s,
+                                           struct shangmi_sm4_stream **out);
+
 // Processes `len` more bytes; `*out_len` is what this call releases (block modes hold back
 // a partial block, and decrypting with padding the last whole block, until final).
 //

@@ -12,7 +12,7 @@ use shangmi::sm4::{Sm4, Sm4Ccm, Sm4Gcm};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::{
-    Result, fixed, fixed_out, give, guard, handle_mut, input, output, release, room,
+    Result, fixed, fixed_out, give, guard, handle, handle_mut, input, output, release, room,
     shangmi_status, written,
 };
 
@@ -722,6 +722,42 @@ pub unsafe extern "C" fn shangmi_sm4_stream_new(
         };
         // SAFETY: the caller's contract above.
         unsafe { give(out, s) }
+    })
+}
+
+/// A copy of `s` in `*out`, in the middle of a message too: both go on from where `s` is
+/// (the same mode, direction, position and buffered bytes), each with its own key schedule.
+/// A stream that has ended copies as ended.
+///
+/// # Safety
+/// `s` is a live stream; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shangmi_sm4_stream_dup(
+    s: *const shangmi_sm4_stream,
+    out: *mut *mut shangmi_sm4_stream,
+) -> shangmi_status {
+    guard(|| {
+        // SAFETY: the caller's contract above.
+        let s = unsafe { handle(s)? };
+        let cell = s.cell.with_dependent(|owner, m| {
+            ModeCell::new(Box::new(Sm4::clone(owner)), |c| match m {
+                Mode::Ecb(_) => Mode::Ecb(c),
+                Mode::CbcEnc(e) => Mode::CbcEnc(e.clone_onto(c)),
+                Mode::CbcDec(d) => Mode::CbcDec(d.clone_onto(c)),
+                Mode::Cfb(f) => Mode::Cfb(f.clone_onto(c)),
+                Mode::Ofb(o) => Mode::Ofb(o.clone_onto(c)),
+                Mode::Ctr(t) => Mode::Ctr(t.clone_onto(c)),
+            })
+        });
+        let copy = shangmi_sm4_stream {
+            cell,
+            encrypt: s.encrypt,
+            padding: s.padding,
+            pending: s.pending.clone(),
+            done: s.done,
+        };
+        // SAFETY: the caller's contract above.
+        unsafe { give(out, copy) }
     })
 }
 

@@ -20,6 +20,15 @@ impl<'a> Encryptor<'a> {
         Encryptor { cipher, iv: *iv }
     }
 
+    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
+    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
+    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Encryptor<'b> {
+        Encryptor {
+            cipher,
+            iv: self.iv,
+        }
+    }
+
     /// Encrypts whole blocks in place.
     pub fn encrypt_blocks(&mut self, data: &mut [u8]) -> Result<(), Error> {
         for block in as_blocks_mut(data)? {
@@ -47,6 +56,15 @@ impl<'a> Decryptor<'a> {
     /// Starts with `iv`.
     pub fn new(cipher: &'a Sm4, iv: &Block) -> Self {
         Decryptor { cipher, iv: *iv }
+    }
+
+    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
+    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
+    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Decryptor<'b> {
+        Decryptor {
+            cipher,
+            iv: self.iv,
+        }
     }
 
     /// Decrypts whole blocks in place.

@@ -26,6 +26,17 @@ impl<'a> Cfb<'a> {
         }
     }
 
+    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
+    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
+    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Cfb<'b> {
+        Cfb {
+            cipher,
+            register: self.register,
+            keystream: self.keystream,
+            used: self.used,
+        }
+    }
+
     /// Encrypts `data` in place.
     pub fn encrypt(&mut self, data: &mut [u8]) {
         for b in data {

@@ -148,6 +148,17 @@ impl<'a> Ctr<'a> {
         }
     }
 
+    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
+    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
+    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Ctr<'b> {
+        Ctr {
+            cipher,
+            counter: self.counter,
+            partial: self.partial,
+            used: self.used,
+        }
+    }
+
     /// XORs the keystream into `data` (encryption and decryption alike).
     pub fn apply_keystream(&mut self, mut data: &mut [u8]) {
         while self.used < 16 && !data.is_empty() {

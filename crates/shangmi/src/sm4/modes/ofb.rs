@@ -20,6 +20,16 @@ impl<'a> Ofb<'a> {
         }
     }
 
+    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
+    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
+    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Ofb<'b> {
+        Ofb {
+            cipher,
+            block: self.block,
+            used: self.used,
+        }
+    }
+
     /// XORs the keystream into `data`.
     pub fn apply_keystream(&mut self, data: &mut [u8]) {
         for b in data {
