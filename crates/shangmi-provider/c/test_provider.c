@@ -110,6 +110,29 @@ int main(int argc, char **argv) {
             int z = run(mine, 0, pad, key, iv, b, y, back);
             CHECK(z == len && memcmp(back, pt, (size_t)len) == 0);
         }
+        /* A context copied mid-message (a partial block buffered) goes on as the original
+         * does, after the original is freed: EVP_CIPHER_CTX_copy reaches the provider's dupctx. */
+        for (int enc = 1; enc >= 0; enc--) {
+            int len = 2000, y = run(theirs, 1, block, key, iv, pt, len, b);
+            const unsigned char *in = enc ? pt : b;
+            const unsigned char *want = enc ? b : pt;
+            int in_len = enc ? len : y, want_len = enc ? y : len, n = 0, k = 0;
+            EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new(), *c2 = EVP_CIPHER_CTX_new();
+            CHECK(EVP_CipherInit_ex2(x, mine, key, iv, enc, NULL) == 1);
+            EVP_CIPHER_CTX_set_padding(x, block);
+            CHECK(EVP_CipherUpdate(x, a, &n, in, 517) == 1);
+            CHECK(EVP_CIPHER_CTX_copy(c2, x) == 1);
+            CHECK(EVP_CipherUpdate(x, a + n, &k, in + 517, in_len - 517) == 1);
+            int m2 = 0;
+            CHECK(EVP_CipherFinal_ex(x, a + n + k, &m2) == 1);
+            CHECK(n + k + m2 == want_len && memcmp(a, want, (size_t)want_len) == 0);
+            EVP_CIPHER_CTX_free(x);
+            memset(a + n, 0, sizeof a - (size_t)n);
+            CHECK(EVP_CipherUpdate(c2, a + n, &k, in + 517, in_len - 517) == 1);
+            CHECK(EVP_CipherFinal_ex(c2, a + n + k, &m2) == 1);
+            CHECK(n + k + m2 == want_len && memcmp(a, want, (size_t)want_len) == 0);
+            EVP_CIPHER_CTX_free(c2);
+        }
         if (m == 1) { /* a tampered last block: the padding check fails, as OpenSSL's does */
             int x = run(mine, 1, 1, key, iv, pt, 100, a);
             a[x - 1] ^= 0x5a;
@@ -145,6 +168,33 @@ int main(int argc, char **argv) {
     }
     EVP_MD_free(md);
     EVP_MD_free(ref);
+
+    /* CMAC (OpenSSL's) over the provider's SM4-CBC, duplicated mid-message: both copies give
+     * the default provider's MAC. */
+    EVP_MAC *cmac = EVP_MAC_fetch(NULL, "CMAC", "provider=default");
+    CHECK(cmac != NULL);
+    for (int w = 0; cmac && w < 2; w++) {
+        OSSL_PARAM ps[] = {
+            OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_CIPHER, "SM4-CBC", 0),
+            OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)(w ? "provider=default" : "provider=shangmi"), 0),
+            OSSL_PARAM_construct_end(),
+        };
+        unsigned char t1[16], t2[16];
+        size_t l1 = 0, l2 = 0;
+        EVP_MAC_CTX *c = EVP_MAC_CTX_new(cmac);
+        CHECK(c && EVP_MAC_init(c, key, 16, ps) == 1);
+        CHECK(EVP_MAC_update(c, pt, 1001) == 1);
+        EVP_MAC_CTX *dup = EVP_MAC_CTX_dup(c);
+        CHECK(dup != NULL);
+        CHECK(EVP_MAC_update(c, pt + 1001, 999) == 1 && EVP_MAC_final(c, t1, &l1, 16) == 1);
+        EVP_MAC_CTX_free(c);
+        if (dup) CHECK(EVP_MAC_update(dup, pt + 1001, 999) == 1 && EVP_MAC_final(dup, t2, &l2, 16) == 1);
+        EVP_MAC_CTX_free(dup);
+        static unsigned char first[16];
+        if (w == 0) memcpy(first, t1, 16);
+        CHECK(l1 == 16 && l2 == 16 && memcmp(t1, t2, 16) == 0 && memcmp(first, t1, 16) == 0);
+    }
+    EVP_MAC_free(cmac);
 
     /* SM2: a key made and held by the default provider; every operation fetched from each
      * provider in turn, so each one's output goes through the other (the key moves across by

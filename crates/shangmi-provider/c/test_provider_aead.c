@@ -187,7 +187,10 @@ static void test_copy(EVP_CIPHER *gcm, EVP_CIPHER *xts, EVP_CIPHER *cbc) {
     CHECK(EVP_CIPHER_CTX_copy(x, tmpl) == 1);
     CHECK(EVP_EncryptUpdate(tmpl, a, &n, buf, 48) == 1 && EVP_EncryptUpdate(x, b, &n, buf, 48) == 1);
     CHECK(n == 48 && memcmp(a, b, 48) == 0);
-    CHECK(EVP_CIPHER_CTX_copy(x, tmpl) != 1 && queue_says("middle of a message"));
+    /* Mid-message too (test_provider.c checks the continuation in every mode). */
+    CHECK(EVP_CIPHER_CTX_copy(x, tmpl) == 1);
+    CHECK(EVP_EncryptUpdate(tmpl, a, &n, buf, 16) == 1 && EVP_EncryptUpdate(x, b, &n, buf, 16) == 1);
+    CHECK(n == 16 && memcmp(a, b, 16) == 0);
     EVP_CIPHER_CTX_free(tmpl);
     EVP_CIPHER_CTX_free(x);
 }

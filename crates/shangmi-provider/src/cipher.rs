@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use shangmi_c::shangmi_status;
 use shangmi_c::sm4::{
     SHANGMI_SM4_CBC, SHANGMI_SM4_CFB, SHANGMI_SM4_CTR, SHANGMI_SM4_ECB, SHANGMI_SM4_OFB,
-    shangmi_sm4_stream, shangmi_sm4_stream_final, shangmi_sm4_stream_free, shangmi_sm4_stream_new,
-    shangmi_sm4_stream_update,
+    shangmi_sm4_stream, shangmi_sm4_stream_dup, shangmi_sm4_stream_final, shangmi_sm4_stream_free,
+    shangmi_sm4_stream_new, shangmi_sm4_stream_update,
 };
 use zeroize::Zeroizing;
 
@@ -97,19 +97,16 @@ impl Ctx {
     }
 }
 
-/// A copy of a context between messages (the usual use: key once, copy per message). The
-/// stream of a message in progress lives in the C library and is not copied: refused.
+/// A copy of a context, between messages (the usual use: key once, copy per message) or in the
+/// middle of one (`EVP_MAC_CTX_dup` of a CMAC running over SM4-CBC): the C library copies the
+/// stream with its position and buffered bytes, and both contexts go on independently.
 unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
     guarded(core::ptr::null_mut(), || {
         // SAFETY: `ctx` from `newctx`, not in use by another thread.
         let Some(c) = (unsafe { ctx.cast::<Ctx>().as_ref() }) else {
             return core::ptr::null_mut();
         };
-        if !c.stream.is_null() {
-            err::raise(Reason::MidMessage, c"sm4_cipher_dupctx");
-            return core::ptr::null_mut();
-        }
-        let copy = Ctx {
+        let mut copy = Ctx {
             mode: c.mode,
             key: c.key.clone(),
             iv: c.iv,
@@ -117,6 +114,14 @@ unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
             padding: c.padding,
             stream: core::ptr::null_mut(),
         };
+        if !c.stream.is_null() {
+            // SAFETY: a live stream owned by `c`; the out pointer is the copy's own field.
+            let st = unsafe { shangmi_sm4_stream_dup(c.stream, &mut copy.stream) };
+            if st != shangmi_status::Ok {
+                err::raise(err::from_status(st), c"sm4_cipher_dupctx");
+                return core::ptr::null_mut();
+            }
+        }
         Box::into_raw(Box::new(copy)).cast()
     })
 }
