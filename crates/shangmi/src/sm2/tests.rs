@@ -6,7 +6,10 @@ use rand::{Rng, SeedableRng};
 use subtle::ConstantTimeEq;
 
 use super::field::{Arith, Fe, P, Soft, limbs_to_be};
-use super::mul::{BASE_TABLE, double_base_vartime, fixed_base, fixed_base_many, variable_base};
+use super::mul::{
+    BASE_TABLE, G_ODD, G_WNAF_WIDTH, double_base_vartime, fixed_base, fixed_base_many,
+    variable_base,
+};
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::scalar::{N, PublicScalar, Scalar};
 /// Test values are public.
@@ -373,6 +376,24 @@ fn base_table_regenerates_with_the_library_arithmetic() {
         for _ in 0..7 {
             base = base.double();
         }
+    }
+}
+
+#[test]
+fn odd_multiples_of_g_regenerate_with_the_library_arithmetic() {
+    let a = Soft;
+    assert_eq!(G_ODD.len(), 1 << (G_WNAF_WIDTH - 2));
+    let g = Jacobian::from_affine(&Affine::generator(a));
+    let g2 = g.double();
+    let mut pts = vec![g; G_ODD.len()];
+    for j in 1..pts.len() {
+        pts[j] = pts[j - 1].add(&g2);
+    }
+    let mut aff = vec![Affine::generator(a); pts.len()];
+    batch_to_affine(&pts, &mut aff);
+    for (e, p) in G_ODD.iter().zip(&aff) {
+        assert_eq!(&e[..4], &p.x.mont_limbs());
+        assert_eq!(&e[4..], &p.y.mont_limbs());
     }
 }
 

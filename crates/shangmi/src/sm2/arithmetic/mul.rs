@@ -229,8 +229,8 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
 }
 
 /// Width-w NAF of k (public): digits odd or zero, |d| < 2^(w-1).
-pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i8; 257] {
-    let mut out = [0i8; 257];
+pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i16; 257] {
+    let mut out = [0i16; 257];
     // Work on a 5-limb copy so the carry of a negative digit has room.
     let mut x = [k[0], k[1], k[2], k[3], 0u64];
     let mut i = 0;
@@ -238,7 +238,7 @@ pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i8; 257] {
         if x[0] & 1 == 1 {
             let m = (x[0] & ((1 << w) - 1)) as i64;
             let d = if m >= 1 << (w - 1) { m - (1 << w) } else { m };
-            out[i] = d as i8;
+            out[i] = d as i16;
             // x -= d
             if d > 0 {
                 let mut b = d as u64;
@@ -275,16 +275,17 @@ pub(crate) fn odd_multiples_vartime<A: Arith, const M: usize>(p: &Jacobian<A>) -
     t
 }
 
-/// u1 G + u2 P in variable time (verification: everything public). The G part reads the first
-/// window of the base table (j G for j = 1..=64, hence width-7 NAF digits); the P part uses
-/// width-5 NAF over 8 odd multiples; the doublings are shared (Straus).
+/// u1 G + u2 P in variable time (verification: everything public). The G part takes
+/// width-`G_WNAF_WIDTH` NAF digits from the static table of G's odd multiples (built once, in
+/// rodata: a wider window means fewer additions per signature); the P part uses width-5 NAF
+/// over 8 odd multiples made per call; the doublings are shared (Straus).
 pub(crate) fn double_base_vartime<A: Arith>(
     a: A,
     u1: &PublicScalar,
     u2: &PublicScalar,
     p: &Jacobian<A>,
 ) -> Jacobian<A> {
-    let n1 = wnaf_vartime(&u1.to_canonical(), 7);
+    let n1 = wnaf_vartime(&u1.to_canonical(), G_WNAF_WIDTH);
     let n2 = wnaf_vartime(&u2.to_canonical(), 5);
     // P's odd multiples in affine form (one inversion for the eight), so that each of the
     // ~43 additions of P's digits is a mixed one.
@@ -298,7 +299,7 @@ pub(crate) fn double_base_vartime<A: Arith>(
         acc = acc.double();
         let d1 = n1[i];
         if d1 != 0 {
-            let e = affine_from_entry(a, &BASE_TABLE[0][d1.unsigned_abs() as usize - 1]);
+            let e = affine_from_entry(a, &G_ODD[(d1.unsigned_abs() as usize - 1) / 2]);
             let e = if d1 < 0 { e.neg() } else { e };
             acc = acc.add_mixed_vartime(&e);
         }
