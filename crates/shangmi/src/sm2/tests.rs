@@ -285,6 +285,18 @@ fn point_checks<A: Arith>(a: A, rng: &mut StdRng) {
     assert!(bool::from(
         variable_base(a, &pj, &Scalar::ZERO).is_identity()
     ));
+    assert!(bool::from(
+        variable_base(a, &o, &scalar_of(&BigUint::from(5u32))).is_identity()
+    ));
+    // The co-Z pair: each result is the right point, and the pair shares its Z.
+    let (two, same) = p_other_z.double_coz();
+    assert_eq!(to_ref(&two), ref_add(&p_ref, &p_ref));
+    assert_eq!(to_ref(&same), p_ref);
+    assert_eq!(two.z.mont_limbs(), same.z.mont_limbs());
+    let (three, again) = same.add_coz(&two);
+    assert_eq!(to_ref(&three), ref_add(&ref_add(&p_ref, &p_ref), &p_ref));
+    assert_eq!(to_ref(&again), p_ref);
+    assert_eq!(three.z.mont_limbs(), again.z.mont_limbs());
 }
 
 #[test]

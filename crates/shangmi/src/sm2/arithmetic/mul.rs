@@ -189,12 +189,18 @@ pub(crate) fn build_comb<A: Arith>(q: &Affine<A>) -> Box<Comb> {
 /// handled by selection for d = 0 or A = 0. At the last window A = k - d_0 can be d_0 + n (for
 /// k = n - 6, say), so that addition is the complete one.
 pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jacobian<A> {
+    if bool::from(p.is_identity()) {
+        return *p;
+    }
     let mut kc = k.to_canonical();
-    // P is public: its multiples may be built with branches.
+    // P is public (its multiples may be built with branches). Co-Z: P rides along with each
+    // multiple, so each step is one co-Z addition; it adds P to jP, never +-P for 2 <= j < 16.
     let mut table = [*p; 16];
-    table[1] = p.double();
+    let (two, mut same) = p.double_coz();
+    table[1] = two;
+    table[0] = same;
     for j in 2..16 {
-        table[j] = table[j - 1].add_vartime(p);
+        (table[j], same) = same.add_coz(&table[j - 1]);
     }
     let zero = Affine {
         x: Fe::zero(a),
@@ -267,10 +273,16 @@ pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i16; 257] {
 
 /// Odd multiples P, 3P, ..., (2m-1)P.
 pub(crate) fn odd_multiples_vartime<A: Arith, const M: usize>(p: &Jacobian<A>) -> [Jacobian<A>; M] {
+    if bool::from(p.is_identity()) {
+        return [*p; M];
+    }
+    // Co-Z: 2P rides along with each multiple, so each step is one co-Z addition. The steps
+    // add 2P to (2j - 1) P, never +-2P for j < M <= n / 2 (P has prime order n).
     let mut t = [*p; M];
-    let p2 = p.double();
+    let (mut p2, first) = p.double_coz();
+    t[0] = first;
     for j in 1..M {
-        t[j] = t[j - 1].add_vartime(&p2);
+        (t[j], p2) = p2.add_coz(&t[j - 1]);
     }
     t
 }

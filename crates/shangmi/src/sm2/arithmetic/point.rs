@@ -163,6 +163,14 @@ impl<A: Arith> Jacobian<A> {
     /// 2P; infinity stays infinity (Z3 = 2 Y1 Z1 = 0).
     #[inline]
     pub(crate) fn double(&self) -> Self {
+        self.double_coz().0
+    }
+
+    /// 2P, and P again with the Z of 2P: (X l^2, Y l^3, Z l) for l = 2Y, whose coordinates
+    /// the doubling computes anyway (4 beta and 8 gamma^2). The pair starts a chain of
+    /// `add_coz`.
+    #[inline(always)]
+    pub(crate) fn double_coz(&self) -> (Self, Self) {
         let delta = self.z.square();
         let gamma = self.y.square();
         let beta = self.x * gamma;
@@ -171,13 +179,46 @@ impl<A: Arith> Jacobian<A> {
         let beta4 = beta.double().double();
         let x3 = alpha.square() - beta4.double();
         let z3 = (self.y + self.z).square() - gamma - delta;
-        let gamma2 = gamma.square();
-        let y3 = alpha * (beta4 - x3) - gamma2.double().double().double();
-        Jacobian {
+        let gamma2_8 = gamma.square().double().double().double();
+        let y3 = alpha * (beta4 - x3) - gamma2_8;
+        let twice = Jacobian {
             x: x3,
             y: y3,
             z: z3,
-        }
+        };
+        let same = Jacobian {
+            x: beta4,
+            y: gamma2_8,
+            z: z3,
+        };
+        (twice, same)
+    }
+
+    /// P + Q for P and Q with the same Z (and P != +-Q, neither at infinity), and P again with
+    /// the Z of the sum: Meloni's co-Z addition, 5M + 2S against 11M + 5S for two Z's. Each
+    /// call leaves the pair for the next, so a run of multiples costs one of these apiece.
+    #[inline]
+    pub(crate) fn add_coz(&self, q: &Self) -> (Self, Self) {
+        let dx = self.x - q.x;
+        let dy = self.y - q.y;
+        let c = dx.square();
+        let w1 = self.x * c;
+        let w2 = q.x * c;
+        let a1 = self.y * (w1 - w2);
+        let x3 = dy.square() - w1 - w2;
+        let y3 = dy * (w1 - x3) - a1;
+        let z3 = self.z * dx;
+        let sum = Jacobian {
+            x: x3,
+            y: y3,
+            z: z3,
+        };
+        let same = Jacobian {
+            x: w1,
+            y: a1,
+            z: z3,
+        };
+        (sum, same)
     }
 
     /// P + Q for an affine Q. Correct when P is infinity (selected) and whenever P != +-Q; the
