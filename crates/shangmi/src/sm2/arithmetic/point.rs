@@ -171,14 +171,17 @@ impl<A: Arith> Jacobian<A> {
     /// `add_coz`.
     #[inline(always)]
     pub(crate) fn double_coz(&self) -> (Self, Self) {
+        // The order of the products matters to how much of the formula the core overlaps
+        // (each is an asm block the compiler keeps in order): the critical path delta, t,
+        // alpha^2, y3 goes first, the side products (beta, Z3, gamma^2) fill in between.
         let delta = self.z.square();
         let gamma = self.y.square();
-        let beta = self.x * gamma;
         let t = (self.x - delta) * (self.x + delta);
+        let beta = self.x * gamma;
+        let z3 = (self.y + self.z).square() - gamma - delta;
         let alpha = t.double() + t;
         let beta4 = beta.double().double();
         let x3 = alpha.square() - beta4.double();
-        let z3 = (self.y + self.z).square() - gamma - delta;
         let gamma2_8 = gamma.square().double().double().double();
         let y3 = alpha * (beta4 - x3) - gamma2_8;
         let twice = Jacobian {
