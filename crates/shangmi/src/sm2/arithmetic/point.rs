@@ -172,8 +172,8 @@ impl<A: Arith> Jacobian<A> {
     #[inline(always)]
     pub(crate) fn double_coz(&self) -> (Self, Self) {
         // The order of the products matters to how much of the formula the core overlaps
-        // (each is an asm block the compiler keeps in order): the critical path delta, t,
-        // alpha^2, y3 goes first, the side products (beta, Z3, gamma^2) fill in between.
+        // (measured: the compiler largely keeps the asm blocks in source order). The critical
+        // path delta, t, alpha^2, y3 goes first; beta, Z3 and gamma^2 fill in between.
         let delta = self.z.square();
         let gamma = self.y.square();
         let t = (self.x - delta) * (self.x + delta);
