@@ -229,17 +229,19 @@ impl<A: Arith> Jacobian<A> {
     #[inline]
     pub(crate) fn add_mixed(&self, q: &Affine<A>) -> Self {
         let z1z1 = self.z.square();
+        let yz = q.y * self.z;
         let u2 = q.x * z1z1;
-        let s2 = q.y * self.z * z1z1;
+        let s2 = yz * z1z1;
         let h = u2 - self.x;
+        let r = (s2 - self.y).double();
         let hh = h.square();
+        let rr = r.square();
         let i = hh.double().double();
         let j = h * i;
-        let r = (s2 - self.y).double();
         let v = self.x * i;
-        let x3 = r.square() - j - v.double();
-        let y3 = r * (v - x3) - (self.y * j).double();
         let z3 = (self.z + h).square() - z1z1 - hh;
+        let x3 = rr - j - v.double();
+        let y3 = r * (v - x3) - (self.y * j).double();
         let sum = Jacobian {
             x: x3,
             y: y3,
@@ -255,8 +257,9 @@ impl<A: Arith> Jacobian<A> {
             return Jacobian::from_affine(q);
         }
         let z1z1 = self.z.square();
+        let yz = q.y * self.z;
         let u2 = q.x * z1z1;
-        let s2 = q.y * self.z * z1z1;
+        let s2 = yz * z1z1;
         let h = u2 - self.x;
         let r = (s2 - self.y).double();
         if bool::from(h.is_zero()) {
@@ -267,12 +270,13 @@ impl<A: Arith> Jacobian<A> {
             };
         }
         let hh = h.square();
+        let rr = r.square();
         let i = hh.double().double();
         let j = h * i;
         let v = self.x * i;
-        let x3 = r.square() - j - v.double();
-        let y3 = r * (v - x3) - (self.y * j).double();
         let z3 = (self.z + h).square() - z1z1 - hh;
+        let x3 = rr - j - v.double();
+        let y3 = r * (v - x3) - (self.y * j).double();
         Jacobian {
             x: x3,
             y: y3,
