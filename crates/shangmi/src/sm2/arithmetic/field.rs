@@ -60,6 +60,19 @@ pub(crate) trait Arith: Copy + core::fmt::Debug {
     fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
         crate::sm2::mul::select_portable(table, idx)
     }
+    /// Entries `first..first + count` of [`Arith::select`]'s scan, ORed into `acc`: a scan cut
+    /// into pieces, to run beside other work.
+    #[inline(always)]
+    fn select_part<const N: usize>(
+        self,
+        table: &[[u64; 8]; N],
+        idx: u32,
+        first: usize,
+        count: usize,
+        acc: &mut [u64; 8],
+    ) {
+        crate::sm2::mul::select_part_portable(table, idx, first, count, acc)
+    }
     /// The IFMA token when this backend may run eight fixed-base multiplications in lanes.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]

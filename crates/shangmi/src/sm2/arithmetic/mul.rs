@@ -60,7 +60,20 @@ pub(crate) fn booth(k: &[u64; 4], i: usize, w: usize) -> (u32, Choice) {
 #[inline(always)]
 pub(crate) fn select_portable<const N: usize>(table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
     let mut out = [0u64; 8];
-    for (j, e) in table.iter().enumerate() {
+    select_part_portable(table, idx, 0, N, &mut out);
+    out
+}
+
+/// Entries `first..first + count` of [`select_portable`]'s scan, ORed into `out`.
+#[inline(always)]
+pub(crate) fn select_part_portable<const N: usize>(
+    table: &[[u64; 8]; N],
+    idx: u32,
+    first: usize,
+    count: usize,
+    out: &mut [u64; 8],
+) {
+    for (j, e) in table.iter().enumerate().skip(first).take(count) {
         let x = u64::from((j as u32 + 1) ^ idx);
         // Opaque to the optimiser: seeing that the mask is "entry == idx", LLVM otherwise
         // rewrites the scan as a search with a branch (the valgrind check caught it).
@@ -69,7 +82,6 @@ pub(crate) fn select_portable<const N: usize>(table: &[[u64; 8]; N], idx: u32) -
             out[k] |= e[k] & mask;
         }
     }
-    out
 }
 
 fn affine_from_entry<A: Arith>(a: A, e: &[u64; 8]) -> Affine<A> {
@@ -122,15 +134,27 @@ pub(crate) fn fixed_base_many<A: Arith>(a: A, ks: &[Scalar]) -> Vec<Jacobian<A>>
 pub(crate) fn fixed_base_with<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacobian<A> {
     let mut kc = k.to_canonical();
     let mut acc = Jacobian::identity(a);
-    for (i, window) in table.iter().enumerate() {
-        let (mag, neg) = booth(&kc, i, 7);
-        let e = a.select(window, mag);
+    // Window i + 1's scan is cut in eight and run between the products of window i's
+    // addition: the scan streams 4 KiB through the vector units while the field
+    // multiplications hold the integer ones.
+    let (mut mag, mut neg) = booth(&kc, 0, 7);
+    let mut e = a.select(&table[0], mag);
+    for i in 0..table.len() {
         let mut p = affine_from_entry(a, &e);
         p.y = Fe::conditional_select(&p.y, &-p.y, neg);
-        let sum = acc.add_mixed(&p);
+        e = [0; 8];
+        let (next_mag, next_neg) = booth(&kc, i + 1, 7);
+        let sum = match table.get(i + 1) {
+            Some(next) => acc.add_mixed_beside(&p, |part| {
+                a.select_part(next, next_mag, 8 * part, 8, &mut e)
+            }),
+            None => acc.add_mixed(&p),
+        };
         acc = Jacobian::conditional_select(&sum, &acc, mag.ct_eq(&0));
+        (mag, neg) = (next_mag, next_neg);
     }
     zeroize::Zeroize::zeroize(&mut kc);
+    zeroize::Zeroize::zeroize(&mut e);
     acc
 }
 

@@ -228,20 +228,37 @@ impl<A: Arith> Jacobian<A> {
     /// callers guarantee the latter (the result for P = +-Q is unspecified).
     #[inline]
     pub(crate) fn add_mixed(&self, q: &Affine<A>) -> Self {
+        self.add_mixed_beside(q, |_| {})
+    }
+
+    /// [`Jacobian::add_mixed`], calling `beside(0)` to `beside(7)` between its products: work
+    /// that does not wait on the addition (the next window's table scan, on the vector units
+    /// and load ports) runs while the multiplications hold the integer ones.
+    #[inline(always)]
+    pub(crate) fn add_mixed_beside(&self, q: &Affine<A>, mut beside: impl FnMut(usize)) -> Self {
         let z1z1 = self.z.square();
+        beside(0);
         let yz = q.y * self.z;
         let u2 = q.x * z1z1;
+        beside(1);
         let s2 = yz * z1z1;
         let h = u2 - self.x;
         let r = (s2 - self.y).double();
+        beside(2);
         let hh = h.square();
         let rr = r.square();
+        beside(3);
         let i = hh.double().double();
         let j = h * i;
+        beside(4);
         let v = self.x * i;
         let z3 = (self.z + h).square() - z1z1 - hh;
+        beside(5);
         let x3 = rr - j - v.double();
-        let y3 = r * (v - x3) - (self.y * j).double();
+        let yj = self.y * j;
+        beside(6);
+        let y3 = r * (v - x3) - yj.double();
+        beside(7);
         let sum = Jacobian {
             x: x3,
             y: y3,

@@ -44,6 +44,18 @@ impl Arith for Adx {
     fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
         crate::sm2::x86_select::select_avx2(self.1, table, idx)
     }
+
+    #[inline(always)]
+    fn select_part<const N: usize>(
+        self,
+        table: &[[u64; 8]; N],
+        idx: u32,
+        first: usize,
+        count: usize,
+        acc: &mut [u64; 8],
+    ) {
+        crate::sm2::x86_select::select_part_avx2(self.1, table, idx, first, count, acc)
+    }
 }
 
 impl Arith for Adx512 {
@@ -75,6 +87,18 @@ impl Arith for Adx512 {
     #[inline(always)]
     fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
         crate::sm2::x86_select::select_avx512(self.0, table, idx)
+    }
+
+    #[inline(always)]
+    fn select_part<const N: usize>(
+        self,
+        table: &[[u64; 8]; N],
+        idx: u32,
+        first: usize,
+        count: usize,
+        acc: &mut [u64; 8],
+    ) {
+        crate::sm2::x86_select::select_part_avx512(self.0, table, idx, first, count, acc)
     }
 }
 
