@@ -118,17 +118,18 @@ fn divsteps62_vartime(mut h: i64, f0: u64, g0: u64) -> (i64, [i64; 4]) {
         if left == 0 {
             break;
         }
-        // g odd: the swapping step when delta > 0, else g <- (g + f) / 2.
-        if h >= 0 {
-            (f, g) = (g, g.wrapping_sub(f) >> 1);
-            (u, v, q, r) = (q, r, q.wrapping_sub(u), r.wrapping_sub(v));
-            h = -h;
-        } else {
-            g = g.wrapping_add(f) >> 1;
-            q = q.wrapping_add(u);
-            r = r.wrapping_add(v);
-            h += 1;
-        }
+        // g odd: the swapping step when delta > 0, else g <- (g + f) / 2. By masks, as in
+        // `divsteps59`, not a branch: on random inputs the branch is a coin toss, and its
+        // mispredictions made this as slow as the constant-time steps.
+        let s = !(h >> 63) as u64;
+        let g2 = g.wrapping_add((f ^ s).wrapping_sub(s));
+        q = q.wrapping_add((u as u64 ^ s).wrapping_sub(s) as i64);
+        r = r.wrapping_add((v as u64 ^ s).wrapping_sub(s) as i64);
+        f = f.wrapping_add(g2 & s);
+        u = u.wrapping_add(q & s as i64);
+        v = v.wrapping_add(r & s as i64);
+        g = g2 >> 1;
+        h = (h ^ s as i64).wrapping_sub(s as i64) + (1 & !s as i64);
         u <<= 1;
         v <<= 1;
         left -= 1;
