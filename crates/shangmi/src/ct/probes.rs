@@ -9,7 +9,7 @@ use crate::cpu::Backend;
 use crate::sm2::ct_probes as sm2;
 
 /// The probes by name, each run on two inputs so that input-dependent paths would show.
-pub const PROBES: [&str; 18] = [
+pub const PROBES: [&str; 19] = [
     "sm2-key-exchange",
     "sm2-decrypt",
     "sm2-fixed-base",
@@ -18,6 +18,7 @@ pub const PROBES: [&str; 18] = [
     "sm2-scalar-invert",
     "sm2-field-invert",
     "sm2-keygen-sign",
+    "sm2-keygen-sign-blinded",
     "sm3-hmac",
     "sm3-pbkdf2",
     "sm3-kdf",
@@ -53,6 +54,9 @@ pub fn run(name: &str, seed: u8, profile: Backend) -> Option<Vec<u8>> {
         "sm2-scalar-invert" => sm2::scalar_invert(input(3)).to_vec(),
         "sm2-field-invert" => sm2::field_invert(input(4)).to_vec(),
         "sm2-keygen-sign" => sm2::keygen_and_sign(input(5), input(6), input(7)).to_vec(),
+        "sm2-keygen-sign-blinded" => {
+            sm2::keygen_and_sign_blinded(input(41), input(42), [input(43), input(44)]).to_vec()
+        }
         "sm3-hmac" => {
             let mut key = input(8);
             let mut msg = [input(9), input(10)].concat();

@@ -57,6 +57,28 @@ pub(crate) fn keygen_and_sign(mut d: [u8; 32], mut k: [u8; 32], e: [u8; 32]) -> 
     out
 }
 
+/// Key generation and signing as `SigningKey::random` and `sign_digest` run them, with the
+/// inversions blinded: d, k and both blinding factors secret; only the blinded values and
+/// whether a factor is usable may be published.
+pub(crate) fn keygen_and_sign_blinded(
+    mut d: [u8; 32],
+    mut k: [u8; 32],
+    mut blinds: [[u8; 32]; 2],
+) -> [u8; 64] {
+    secret(&mut d);
+    secret(&mut k);
+    secret(&mut blinds);
+    let Ok(key) = SigningKey::from_bytes_blinded(&d, Engine::Soft, Some(&blinds[0])) else {
+        return [0; 64];
+    };
+    let k = Scalar::from_bytes_reduced(&k);
+    let e = [0x5a; 32];
+    match key.sign_with_nonce_blinded(&e, &k, Some(&blinds[1])) {
+        Ok(sig) => sig.to_bytes(),
+        Err(_) => [0; 64],
+    }
+}
+
 /// Several secret multiples of G to affine with one shared inversion (the presign pool's
 /// batch step).
 pub(crate) fn batch_affine(mut k: [u8; 32]) -> [u8; 32] {

@@ -364,9 +364,29 @@ impl<A: Arith> Jacobian<A> {
         CtOption::new(p, !self.is_identity())
     }
 
-    /// Only the affine x (what signing needs): one multiplication fewer.
-    pub(crate) fn affine_x(&self) -> Fe<A> {
-        self.x * self.z.invert().square()
+    /// [`Jacobian::to_affine`] with Z inverted through [`Fe::invert_blinded`] (`blind`: 32
+    /// fresh random bytes, or `None` for the constant-time inversion).
+    pub(crate) fn to_affine_blinded(self, blind: Option<&[u8; 32]>) -> CtOption<Affine<A>> {
+        let Some(blind) = blind else {
+            return self.to_affine();
+        };
+        let zi = self.z.invert_blinded(blind);
+        let zi2 = zi.square();
+        let p = Affine {
+            x: self.x * zi2,
+            y: self.y * zi2 * zi,
+        };
+        CtOption::new(p, !self.is_identity())
+    }
+
+    /// Only the affine x (what signing needs, one multiplication fewer), Z inverted as in
+    /// [`Jacobian::to_affine_blinded`].
+    pub(crate) fn affine_x_blinded(&self, blind: Option<&[u8; 32]>) -> Fe<A> {
+        let zi = match blind {
+            Some(b) => self.z.invert_blinded(b),
+            None => self.z.invert(),
+        };
+        self.x * zi.square()
     }
 }
 

@@ -187,10 +187,11 @@ impl SigningKey {
     /// A fresh key from the operating system's random number generator.
     pub fn random() -> Result<Self, Error> {
         loop {
-            let mut b = Zeroizing::new([0u8; 32]);
-            getrandom::fill(b.as_mut()).map_err(|_| Error::Rng)?;
+            // d, then the blinding factor for the inversion that makes the public key affine.
+            let mut b = Zeroizing::new([[0u8; 32]; 2]);
+            getrandom::fill(b.as_flattened_mut()).map_err(|_| Error::Rng)?;
             // Values outside [1, n-2] (probability about 2^-32) are drawn again.
-            if let Ok(k) = Self::from_bytes(&b) {
+            if let Ok(k) = Self::from_bytes_blinded(&b[0], Engine::best(), Some(&b[1])) {
                 return Ok(k);
             }
         }
@@ -202,6 +203,16 @@ impl SigningKey {
     }
 
     pub(crate) fn from_bytes_with(bytes: &[u8; 32], engine: Engine) -> Result<Self, Error> {
+        Self::from_bytes_blinded(bytes, engine, None)
+    }
+
+    /// The key from d, its public key made affine through a blinded inversion when `blind`
+    /// holds 32 fresh random bytes ([`Fe::invert_blinded`]), else the constant-time one.
+    pub(crate) fn from_bytes_blinded(
+        bytes: &[u8; 32],
+        engine: Engine,
+        blind: Option<&[u8; 32]>,
+    ) -> Result<Self, Error> {
         // Whether the key is valid is public (the caller learns it); nothing else about d is.
         let parsed = Scalar::from_bytes(bytes);
         let d = SecretScalar::new(parsed.unwrap_or(Scalar::ZERO));
@@ -214,7 +225,7 @@ impl SigningKey {
         }
         let public = dispatch!(engine, |a| {
             let p: Jacobian<_> = fixed_base(a, &d);
-            let aff = p.to_affine();
+            let aff = p.to_affine_blinded(blind);
             if !crate::ct::public_choice(aff.is_some()) {
                 return Err(Error::InvalidPrivateKey);
             }

@@ -167,14 +167,18 @@ impl SigningKey {
 
     /// Signs a precomputed e = SM3(Z || M).
     pub fn sign_digest(&self, e: &[u8; 32]) -> Result<Signature, Error> {
-        let mut rnd = Zeroizing::new([0u8; 32]);
+        // The hedge for the nonce, then the blinding factor for k G's inversion.
+        let mut rnd = Zeroizing::new([[0u8; 32]; 2]);
         for counter in 0u32.. {
-            if counter % 16 == 0 {
-                getrandom::fill(rnd.as_mut()).map_err(|_| Error::Rng)?;
+            let fresh = counter % 16 == 0;
+            if fresh {
+                getrandom::fill(rnd.as_flattened_mut()).map_err(|_| Error::Rng)?;
             }
+            // A blinding factor serves one inversion only; the rare retries go without.
+            let blind = fresh.then_some(&rnd[1]);
             // Wiped at the end of each attempt: k and the signature give the private key.
-            let k = self.hedged_nonce(e, &rnd, counter);
-            if let Ok(sig) = self.sign_with_nonce(e, &k) {
+            let k = self.hedged_nonce(e, &rnd[0], counter);
+            if let Ok(sig) = self.sign_with_nonce_blinded(e, &k, blind) {
                 return Ok(sig);
             }
         }
@@ -209,13 +213,25 @@ impl SigningKey {
     }
 
     /// One attempt with nonce k; `Err` when k is unusable (k = 0, r = 0, r + k = n, s = 0).
+    #[cfg(any(feature = "hazmat", shangmi_ctgrind))]
     pub(crate) fn sign_with_nonce(&self, e: &[u8; 32], k: &Scalar) -> Result<Signature, Error> {
+        self.sign_with_nonce_blinded(e, k, None)
+    }
+
+    /// [`Self::sign_with_nonce`], k G made affine through a blinded inversion when `blind`
+    /// holds 32 fresh random bytes ([`crate::sm2::field::Fe::invert_blinded`]).
+    pub(crate) fn sign_with_nonce_blinded(
+        &self,
+        e: &[u8; 32],
+        k: &Scalar,
+        blind: Option<&[u8; 32]>,
+    ) -> Result<Signature, Error> {
         if crate::ct::public_choice(k.is_zero()) {
             return Err(Error::InvalidNonce);
         }
         let x1 = dispatch!(self.engine, |a| {
             let p: Jacobian<_> = fixed_base(a, k);
-            p.affine_x().to_bytes()
+            p.affine_x_blinded(blind).to_bytes()
         });
         self.finish(e, k, &x1)
     }
