@@ -355,38 +355,33 @@ impl<A: Arith> Jacobian<A> {
 
     /// The affine point, or `None` at infinity.
     pub(crate) fn to_affine(self) -> CtOption<Affine<A>> {
-        let zi = self.z.invert();
-        let zi2 = zi.square();
-        let p = Affine {
-            x: self.x * zi2,
-            y: self.y * zi2 * zi,
-        };
-        CtOption::new(p, !self.is_identity())
+        self.to_affine_blinded(None)
     }
 
-    /// [`Jacobian::to_affine`] with Z inverted through [`Fe::invert_blinded`] (`blind`: 32
-    /// fresh random bytes, or `None` for the constant-time inversion).
-    pub(crate) fn to_affine_blinded(self, blind: Option<&[u8; 32]>) -> CtOption<Affine<A>> {
-        let Some(blind) = blind else {
-            return self.to_affine();
-        };
-        let zi = self.z.invert_blinded(blind);
-        let zi2 = zi.square();
-        let p = Affine {
-            x: self.x * zi2,
-            y: self.y * zi2 * zi,
-        };
-        CtOption::new(p, !self.is_identity())
-    }
-
-    /// Only the affine x (what signing needs, one multiplication fewer), Z inverted as in
-    /// [`Jacobian::to_affine_blinded`].
-    pub(crate) fn affine_x_blinded(&self, blind: Option<&[u8; 32]>) -> Fe<A> {
-        let zi = match blind {
+    /// Z^-1: through [`Fe::invert_blinded`] with `blind` (32 fresh random bytes), or the
+    /// constant-time inversion for `None`.
+    fn z_inverse(&self, blind: Option<&[u8; 32]>) -> Fe<A> {
+        match blind {
             Some(b) => self.z.invert_blinded(b),
             None => self.z.invert(),
+        }
+    }
+
+    /// [`Jacobian::to_affine`], Z inverted as [`Jacobian::z_inverse`] does.
+    pub(crate) fn to_affine_blinded(self, blind: Option<&[u8; 32]>) -> CtOption<Affine<A>> {
+        let zi = self.z_inverse(blind);
+        let zi2 = zi.square();
+        let p = Affine {
+            x: self.x * zi2,
+            y: self.y * zi2 * zi,
         };
-        self.x * zi.square()
+        CtOption::new(p, !self.is_identity())
+    }
+
+    /// Only the affine x (what signing needs, one multiplication fewer), Z inverted as
+    /// [`Jacobian::z_inverse`] does.
+    pub(crate) fn affine_x_blinded(&self, blind: Option<&[u8; 32]>) -> Fe<A> {
+        self.x * self.z_inverse(blind).square()
     }
 }
 
