@@ -71,7 +71,11 @@ def _median_seconds(fn, budget):
 
 def _peers():
     """Callables per (op, peer), each set up beforehand."""
+    # gmssl strips a leading "04" from the 128-digit x || y as well, which breaks it for the
+    # one key in 256 whose x starts with byte 04: draw such a key again.
     sk = shangmi.SM2PrivateKey.generate()
+    while sk.public_key().to_hex()[2:].startswith("04"):
+        sk = shangmi.SM2PrivateKey.generate()
     pk = sk.public_key()
     sig = sk.sign(MSG)
     sm4 = shangmi.SM4(KEY)
