@@ -304,7 +304,8 @@ fn point_checks<A: Arith>(a: A, rng: &mut StdRng) {
     assert_eq!(to_ref(&two), ref_add(&p_ref, &p_ref));
     assert_eq!(to_ref(&same), p_ref);
     assert_eq!(two.z.mont_limbs(), same.z.mont_limbs());
-    let (three, again) = same.add_coz(&two);
+    let (three, again, grow) = same.add_coz(&two);
+    assert_eq!((two.z * grow).mont_limbs(), three.z.mont_limbs());
     assert_eq!(to_ref(&three), ref_add(&ref_add(&p_ref, &p_ref), &p_ref));
     assert_eq!(to_ref(&again), p_ref);
     assert_eq!(three.z.mont_limbs(), again.z.mont_limbs());

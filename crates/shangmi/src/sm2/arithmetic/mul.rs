@@ -219,19 +219,24 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
     let mut kc = k.to_canonical();
     // P is public (its multiples may be built with branches). Co-Z: P rides along with each
     // multiple, so each step is one co-Z addition; it adds P to jP, never +-P for 2 <= j < 16.
+    // P (rescaled) and 2P share a Z; each later multiple's Z is the last one's times a factor
+    // the addition returns, which the affine conversion follows back down.
     let mut table = [*p; 16];
+    let mut grow = [None; 16];
     let (two, mut same) = p.double_coz();
     table[1] = two;
     table[0] = same;
     for j in 2..16 {
-        (table[j], same) = same.add_coz(&table[j - 1]);
+        let f;
+        (table[j], same, f) = same.add_coz(&table[j - 1]);
+        grow[j] = Some(f);
     }
     let zero = Affine {
         x: Fe::zero(a),
         y: Fe::zero(a),
     };
     let mut affine = [zero; 16];
-    crate::sm2::point::batch_to_affine_vartime(&table, &mut affine);
+    crate::sm2::point::chain_to_affine_vartime(&table, &grow, &mut affine);
     // As raw limbs, so the backend's SIMD scan reads them (the fixed-base windows' layout).
     let mut rows = [[0u64; 8]; 16];
     for (row, e) in rows.iter_mut().zip(&affine) {
@@ -240,8 +245,12 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
     }
     let mut acc = Jacobian::identity(a);
     for i in (0..52).rev() {
-        for _ in 0..5 {
-            acc = acc.double();
+        // Before the top window the accumulator is at infinity whatever k is: its five
+        // doublings would change nothing (a public loop position, not a secret).
+        if i < 51 {
+            for _ in 0..5 {
+                acc = acc.double();
+            }
         }
         let (mag, neg) = booth(&kc, i, 5);
         // Digit 0 reads all zeros and discards the sum: the same work for every digit.
@@ -295,20 +304,33 @@ pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i16; 257] {
     out
 }
 
-/// Odd multiples P, 3P, ..., (2m-1)P.
-pub(crate) fn odd_multiples_vartime<A: Arith, const M: usize>(p: &Jacobian<A>) -> [Jacobian<A>; M] {
+/// Odd multiples P, 3P, ..., (2m-1)P in affine form ((0, 0) each for P at infinity).
+pub(crate) fn odd_multiples_affine_vartime<A: Arith, const M: usize>(
+    p: &Jacobian<A>,
+) -> [Affine<A>; M] {
+    let a = p.x.a;
+    let zero = Affine {
+        x: Fe::zero(a),
+        y: Fe::zero(a),
+    };
+    let mut out = [zero; M];
     if bool::from(p.is_identity()) {
-        return [*p; M];
+        return out;
     }
     // Co-Z: 2P rides along with each multiple, so each step is one co-Z addition. The steps
-    // add 2P to (2j - 1) P, never +-2P for j < M <= n / 2 (P has prime order n).
+    // add 2P to (2j - 1) P, never +-2P for j < M <= n / 2 (P has prime order n). Each
+    // multiple's Z is the last one's times the factor the addition returns.
     let mut t = [*p; M];
+    let mut grow = [None; M];
     let (mut p2, first) = p.double_coz();
     t[0] = first;
     for j in 1..M {
-        (t[j], p2) = p2.add_coz(&t[j - 1]);
+        let f;
+        (t[j], p2, f) = p2.add_coz(&t[j - 1]);
+        grow[j] = Some(f);
     }
-    t
+    crate::sm2::point::chain_to_affine_vartime(&t, &grow, &mut out);
+    out
 }
 
 /// u1 G + u2 P in variable time (verification: everything public). The G part takes
@@ -325,9 +347,7 @@ pub(crate) fn double_base_vartime<A: Arith>(
     let n2 = wnaf_vartime(&u2.to_canonical(), 5);
     // P's odd multiples in affine form (one inversion for the eight), so that each of the
     // ~43 additions of P's digits is a mixed one.
-    let pj: [Jacobian<A>; 8] = odd_multiples_vartime(p);
-    let mut pt = [Affine::generator(a); 8];
-    crate::sm2::point::batch_to_affine_vartime(&pj, &mut pt);
+    let pt: [Affine<A>; 8] = odd_multiples_affine_vartime(p);
     let top = (0..257).rev().find(|&i| n1[i] != 0 || n2[i] != 0);
     let mut acc = Jacobian::identity(a);
     let Some(top) = top else { return acc };

@@ -200,8 +200,9 @@ impl<A: Arith> Jacobian<A> {
     /// P + Q for P and Q with the same Z (and P != +-Q, neither at infinity), and P again with
     /// the Z of the sum: Meloni's co-Z addition, 5M + 2S against 11M + 5S for two Z's. Each
     /// call leaves the pair for the next, so a run of multiples costs one of these apiece.
+    /// The third value is the factor the Z grew by: the pair's Z is the inputs' times it.
     #[inline]
-    pub(crate) fn add_coz(&self, q: &Self) -> (Self, Self) {
+    pub(crate) fn add_coz(&self, q: &Self) -> (Self, Self, Fe<A>) {
         let dx = self.x - q.x;
         let dy = self.y - q.y;
         let c = dx.square();
@@ -221,7 +222,7 @@ impl<A: Arith> Jacobian<A> {
             y: a1,
             z: z3,
         };
-        (sum, same)
+        (sum, same, dx)
     }
 
     /// P + Q for an affine Q. Correct when P is infinity (selected) and whenever P != +-Q; the
@@ -385,22 +386,35 @@ impl<A: Arith> Jacobian<A> {
     }
 }
 
+/// Affine forms of public points whose Z's form a chain, as runs of co-Z additions leave
+/// them: point j's Z is point j - 1's times `grow[j]`, or the same Z where that is `None`
+/// (`grow[0]` is not read). One variable-time inversion of the last Z, then each Z^-1 is the
+/// next one's times its factor: 4M + 1S a point, against 6M + 1S for [`batch_to_affine`]'s
+/// prefix products. No point may be at infinity (a zero Z would zero every result).
+pub(crate) fn chain_to_affine_vartime<A: Arith>(
+    points: &[Jacobian<A>],
+    grow: &[Option<Fe<A>>],
+    out: &mut [Affine<A>],
+) {
+    debug_assert!(points.len() == grow.len() && points.len() == out.len());
+    let Some(last) = points.last() else { return };
+    let mut zi = last.z.invert_vartime();
+    for j in (0..points.len()).rev() {
+        let p = &points[j];
+        let zi2 = zi.square();
+        out[j] = Affine {
+            x: p.x * zi2,
+            y: p.y * zi2 * zi,
+        };
+        if let (Some(f), true) = (grow[j], j > 0) {
+            zi = zi * f;
+        }
+    }
+}
+
 /// Converts many points to affine with one inversion (Montgomery's trick). Points at infinity
 /// come out as (0, 0).
 pub(crate) fn batch_to_affine<A: Arith>(points: &[Jacobian<A>], out: &mut [Affine<A>]) {
-    batch_to_affine_with(points, out, Fe::invert);
-}
-
-/// `batch_to_affine` for public points, with the variable-time inversion.
-pub(crate) fn batch_to_affine_vartime<A: Arith>(points: &[Jacobian<A>], out: &mut [Affine<A>]) {
-    batch_to_affine_with(points, out, Fe::invert_vartime);
-}
-
-fn batch_to_affine_with<A: Arith>(
-    points: &[Jacobian<A>],
-    out: &mut [Affine<A>],
-    invert: fn(Fe<A>) -> Fe<A>,
-) {
     debug_assert_eq!(points.len(), out.len());
     let Some(first) = points.first() else { return };
     let a = first.x.a;
@@ -413,7 +427,7 @@ fn batch_to_affine_with<A: Arith>(
         acc = acc * z;
         prefix.push(acc);
     }
-    let mut inv = invert(acc);
+    let mut inv = acc.invert();
     for i in (0..points.len()).rev() {
         let p = &points[i];
         let z = Fe::conditional_select(&p.z, &one, p.is_identity());
