@@ -133,15 +133,27 @@ pub(crate) fn fixed_base_many<A: Arith>(a: A, ks: &[Scalar]) -> Vec<Jacobian<A>>
 /// argument holds for any point of order n.
 pub(crate) fn fixed_base_with<A: Arith>(a: A, table: &Comb, k: &Scalar) -> Jacobian<A> {
     let mut kc = k.to_canonical();
-    let mut acc = Jacobian::identity(a);
+    let signed = |e: &[u64; 8], neg: Choice| {
+        let mut p = affine_from_entry(a, e);
+        p.y = Fe::conditional_select(&p.y, &-p.y, neg);
+        p
+    };
+    // Window 0 meets an accumulator at infinity whatever k is: its entry becomes the
+    // accumulator (infinity for a zero digit) with no addition.
+    let (mag, neg) = booth(&kc, 0, 7);
+    let mut e = a.select(&table[0], mag);
+    let mut acc = Jacobian::conditional_select(
+        &Jacobian::from_affine(&signed(&e, neg)),
+        &Jacobian::identity(a),
+        mag.ct_eq(&0),
+    );
     // Window i + 1's scan is cut in eight and run between the products of window i's
     // addition: the scan streams 4 KiB through the vector units while the field
     // multiplications hold the integer ones.
-    let (mut mag, mut neg) = booth(&kc, 0, 7);
-    let mut e = a.select(&table[0], mag);
-    for i in 0..table.len() {
-        let mut p = affine_from_entry(a, &e);
-        p.y = Fe::conditional_select(&p.y, &-p.y, neg);
+    let (mut mag, mut neg) = booth(&kc, 1, 7);
+    e = a.select(&table[1], mag);
+    for i in 1..table.len() {
+        let p = signed(&e, neg);
         e = [0; 8];
         let (next_mag, next_neg) = booth(&kc, i + 1, 7);
         let sum = match table.get(i + 1) {
@@ -245,8 +257,8 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
     }
     let mut acc = Jacobian::identity(a);
     for i in (0..52).rev() {
-        // Before the top window the accumulator is at infinity whatever k is: its five
-        // doublings would change nothing (a public loop position, not a secret).
+        // Until the top window's digit the accumulator is at infinity whatever k is: no
+        // doublings, and the digit's entry is the sum (public loop positions, not secrets).
         if i < 51 {
             for _ in 0..5 {
                 acc = acc.double();
@@ -256,10 +268,10 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
         // Digit 0 reads all zeros and discards the sum: the same work for every digit.
         let mut e = affine_from_entry(a, &a.select(&rows, mag));
         e.y = Fe::conditional_select(&e.y, &-e.y, neg);
-        let sum = if i == 0 {
-            acc.add(&Jacobian::from_affine(&e))
-        } else {
-            acc.add_mixed(&e)
+        let sum = match i {
+            0 => acc.add(&Jacobian::from_affine(&e)),
+            51 => Jacobian::from_affine(&e),
+            _ => acc.add_mixed(&e),
         };
         acc = Jacobian::conditional_select(&sum, &acc, mag.ct_eq(&0));
     }
