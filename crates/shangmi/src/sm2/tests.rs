@@ -532,3 +532,49 @@ fn random_keys_and_signatures_through_the_blinded_inversion() {
         key.verifying_key().verify_digest(&e, &sig).unwrap();
     }
 }
+
+/// Verifications decided together (the tables' inversion shared, keys on different backends
+/// in one call) give each item the verdict it gets alone: valid, tampered, under the wrong
+/// key, a key used many times, s out of range.
+#[test]
+fn verifications_decided_together_match_each_alone() {
+    use super::keys::{SigningKey, VerifyingKey};
+    use super::signature::{Signature, verify_digests};
+    use crate::cpu::Backend;
+    let mut rng = StdRng::seed_from_u64(91);
+    let keys: Vec<SigningKey> = (0..4)
+        .map(|_| SigningKey::from_bytes(&rng.random()).unwrap())
+        .collect();
+    let mut owned: Vec<(VerifyingKey, [u8; 32], Signature, bool)> = Vec::new();
+    for i in 0..30usize {
+        let k = &keys[i % 4];
+        let mut vk = k.verifying_key().clone();
+        if i % 3 == 0 {
+            vk = vk.with_backend(Backend::Portable).unwrap();
+        }
+        let e: [u8; 32] = rng.random();
+        let sig = k.sign_digest(&e).unwrap();
+        let (sig, e, vk) = match i % 5 {
+            1 => {
+                let mut b = sig.to_bytes();
+                b[40] ^= 4;
+                (Signature::from_bytes(&b).unwrap(), e, vk)
+            }
+            2 => (sig, e, keys[(i + 1) % 4].verifying_key().clone()),
+            3 => {
+                let mut b = sig.to_bytes();
+                b[32..].copy_from_slice(&limbs_to_be(&N));
+                (Signature::from_bytes(&b).unwrap_or(sig), [0; 32], vk)
+            }
+            _ => (sig, e, vk),
+        };
+        let alone = vk.verify_digest(&e, &sig).is_ok();
+        owned.push((vk, e, sig, alone));
+    }
+    assert!(owned.iter().any(|o| o.3) && owned.iter().any(|o| !o.3));
+    let items: Vec<_> = owned.iter().map(|(vk, e, sig, _)| (vk, *e, *sig)).collect();
+    let want: Vec<bool> = owned.iter().map(|o| o.3).collect();
+    assert_eq!(verify_digests(&items), want);
+    assert_eq!(verify_digests(&items[..1]), want[..1]);
+    assert_eq!(verify_digests(&[]), Vec::<bool>::new());
+}

@@ -248,7 +248,8 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
         y: Fe::zero(a),
     };
     let mut affine = [zero; 16];
-    crate::sm2::point::chain_to_affine_vartime(&table, &grow, &mut affine);
+    let last = table[15].z.invert_vartime();
+    crate::sm2::point::chain_to_affine(&table, &grow, last, &mut affine);
     // As raw limbs, so the backend's SIMD scan reads them (the fixed-base windows' layout).
     let mut rows = [[0u64; 8]; 16];
     for (row, e) in rows.iter_mut().zip(&affine) {
@@ -316,33 +317,54 @@ pub(crate) fn wnaf_vartime(k: &[u64; 4], w: u32) -> [i16; 257] {
     out
 }
 
-/// Odd multiples P, 3P, ..., (2m-1)P in affine form ((0, 0) each for P at infinity).
-pub(crate) fn odd_multiples_affine_vartime<A: Arith, const M: usize>(
-    p: &Jacobian<A>,
-) -> [Affine<A>; M] {
-    let a = p.x.a;
+/// How many odd multiples of P verification tables: width-5 NAF digits.
+const P_ODD: usize = 8;
+
+/// P's odd multiples P, 3P, ..., 15P as a co-Z chain, for P not at infinity: each multiple's
+/// Z is the last one's times the factor the addition returns, so one inversion of the last Z
+/// puts them all in affine form ([`chain_to_affine`]).
+///
+/// [`chain_to_affine`]: crate::sm2::point::chain_to_affine
+struct OddChain<A: Arith> {
+    points: [Jacobian<A>; P_ODD],
+    grow: [Option<Fe<A>>; P_ODD],
+}
+
+impl<A: Arith> OddChain<A> {
+    fn new(p: &Jacobian<A>) -> Self {
+        // Co-Z: 2P rides along with each multiple, so each step is one co-Z addition. The
+        // steps add 2P to (2j - 1) P, never +-2P for j < 8 (P has prime order n).
+        let mut points = [*p; P_ODD];
+        let mut grow = [None; P_ODD];
+        let (mut p2, first) = p.double_coz();
+        points[0] = first;
+        for j in 1..P_ODD {
+            let f;
+            (points[j], p2, f) = p2.add_coz(&points[j - 1]);
+            grow[j] = Some(f);
+        }
+        OddChain { points, grow }
+    }
+
+    fn last_z(&self) -> Fe<A> {
+        self.points[P_ODD - 1].z
+    }
+
+    fn to_affine(&self, last_z_inverse: Fe<A>) -> [Affine<A>; P_ODD] {
+        let mut out = [Affine::generator(last_z_inverse.a); P_ODD];
+        crate::sm2::point::chain_to_affine(&self.points, &self.grow, last_z_inverse, &mut out);
+        out
+    }
+}
+
+/// The table for P at infinity: (0, 0) entries, as the affine conversion has always given it
+/// (no verification reaches it: keys are never the point at infinity).
+fn odd_multiples_of_infinity<A: Arith>(a: A) -> [Affine<A>; P_ODD] {
     let zero = Affine {
         x: Fe::zero(a),
         y: Fe::zero(a),
     };
-    let mut out = [zero; M];
-    if bool::from(p.is_identity()) {
-        return out;
-    }
-    // Co-Z: 2P rides along with each multiple, so each step is one co-Z addition. The steps
-    // add 2P to (2j - 1) P, never +-2P for j < M <= n / 2 (P has prime order n). Each
-    // multiple's Z is the last one's times the factor the addition returns.
-    let mut t = [*p; M];
-    let mut grow = [None; M];
-    let (mut p2, first) = p.double_coz();
-    t[0] = first;
-    for j in 1..M {
-        let f;
-        (t[j], p2, f) = p2.add_coz(&t[j - 1]);
-        grow[j] = Some(f);
-    }
-    crate::sm2::point::chain_to_affine_vartime(&t, &grow, &mut out);
-    out
+    [zero; P_ODD]
 }
 
 /// u1 G + u2 P in variable time (verification: everything public). The G part takes
@@ -355,11 +377,69 @@ pub(crate) fn double_base_vartime<A: Arith>(
     u2: &PublicScalar,
     p: &Jacobian<A>,
 ) -> Jacobian<A> {
-    let n1 = wnaf_vartime(&u1.to_canonical(), G_WNAF_WIDTH);
-    let n2 = wnaf_vartime(&u2.to_canonical(), 5);
     // P's odd multiples in affine form (one inversion for the eight), so that each of the
     // ~43 additions of P's digits is a mixed one.
-    let pt: [Affine<A>; 8] = odd_multiples_affine_vartime(p);
+    let pt = if bool::from(p.is_identity()) {
+        odd_multiples_of_infinity(a)
+    } else {
+        let chain = OddChain::new(p);
+        chain.to_affine(chain.last_z().invert_vartime())
+    };
+    double_base_with_vartime(a, u1, u2, &pt)
+}
+
+/// [`double_base_vartime`] for many (u1, u2, P) at once: the tables of all the P's share one
+/// inversion (Montgomery's trick over their chains' last Z's, three multiplications an item
+/// instead of an inversion each).
+pub(crate) fn double_base_many_vartime<A: Arith>(
+    a: A,
+    jobs: &[(PublicScalar, PublicScalar, Jacobian<A>)],
+) -> Vec<Jacobian<A>> {
+    let chains: Vec<Option<OddChain<A>>> = jobs
+        .iter()
+        .map(|(_, _, p)| (!bool::from(p.is_identity())).then(|| OddChain::new(p)))
+        .collect();
+    let one = Fe::one(a);
+    let mut prefix = Vec::with_capacity(chains.len());
+    let mut acc = one;
+    for c in &chains {
+        if let Some(c) = c {
+            acc = acc * c.last_z();
+        }
+        prefix.push(acc);
+    }
+    // A zero Z would zero every inverse. No chain of a point of order n has one; should one
+    // ever, each item goes alone rather than the whole batch being wrong.
+    if bool::from(acc.is_zero()) {
+        return jobs
+            .iter()
+            .map(|(u1, u2, p)| double_base_vartime(a, u1, u2, p))
+            .collect();
+    }
+    let mut inv = acc.invert_vartime();
+    let mut tables = vec![odd_multiples_of_infinity(a); chains.len()];
+    for i in (0..chains.len()).rev() {
+        if let Some(c) = &chains[i] {
+            let before = if i == 0 { one } else { prefix[i - 1] };
+            tables[i] = c.to_affine(inv * before);
+            inv = inv * c.last_z();
+        }
+    }
+    jobs.iter()
+        .zip(&tables)
+        .map(|((u1, u2, _), pt)| double_base_with_vartime(a, u1, u2, pt))
+        .collect()
+}
+
+/// u1 G + u2 P with P's odd multiples given in affine form.
+fn double_base_with_vartime<A: Arith>(
+    a: A,
+    u1: &PublicScalar,
+    u2: &PublicScalar,
+    pt: &[Affine<A>; P_ODD],
+) -> Jacobian<A> {
+    let n1 = wnaf_vartime(&u1.to_canonical(), G_WNAF_WIDTH);
+    let n2 = wnaf_vartime(&u2.to_canonical(), 5);
     let top = (0..257).rev().find(|&i| n1[i] != 0 || n2[i] != 0);
     let mut acc = Jacobian::identity(a);
     let Some(top) = top else { return acc };

@@ -388,17 +388,17 @@ impl<A: Arith> Jacobian<A> {
 
 /// Affine forms of public points whose Z's form a chain, as runs of co-Z additions leave
 /// them: point j's Z is point j - 1's times `grow[j]`, or the same Z where that is `None`
-/// (`grow[0]` is not read). One variable-time inversion of the last Z, then each Z^-1 is the
-/// next one's times its factor: 4M + 1S a point, against 6M + 1S for [`batch_to_affine`]'s
-/// prefix products. No point may be at infinity (a zero Z would zero every result).
-pub(crate) fn chain_to_affine_vartime<A: Arith>(
+/// (`grow[0]` is not read). Given the last Z's inverse, each Z^-1 is the next one's times its
+/// factor: 4M + 1S a point, against 6M + 1S for [`batch_to_affine`]'s prefix products. No
+/// point may be at infinity.
+pub(crate) fn chain_to_affine<A: Arith>(
     points: &[Jacobian<A>],
     grow: &[Option<Fe<A>>],
+    last_z_inverse: Fe<A>,
     out: &mut [Affine<A>],
 ) {
     debug_assert!(points.len() == grow.len() && points.len() == out.len());
-    let Some(last) = points.last() else { return };
-    let mut zi = last.z.invert_vartime();
+    let mut zi = last_z_inverse;
     for j in (0..points.len()).rev() {
         let p = &points[j];
         let zi2 = zi.square();

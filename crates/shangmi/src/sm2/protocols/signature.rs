@@ -16,7 +16,7 @@ use crate::sm2::Error;
 use crate::sm2::engine::dispatch;
 use crate::sm2::field::{Arith, Fe, P, adc, lt};
 use crate::sm2::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
-use crate::sm2::mul::{double_base_vartime, fixed_base};
+use crate::sm2::mul::{double_base_many_vartime, double_base_vartime, fixed_base};
 use crate::sm2::point::Jacobian;
 use crate::sm2::scalar::{N, PublicScalar, Scalar, SecretScalar};
 use crate::sm3::Sm3;
@@ -280,6 +280,41 @@ impl VerifyingKey {
         });
         if ok { Ok(()) } else { Err(Error::Verification) }
     }
+}
+
+/// What [`VerifyingKey::verify_digest`] says of each (key, e, signature), decided together:
+/// the items whose keys run on one backend share one inversion for their tables
+/// ([`double_base_many_vartime`]).
+pub(crate) fn verify_digests(items: &[(&VerifyingKey, [u8; 32], Signature)]) -> Vec<bool> {
+    use crate::cpu::Implementation as _;
+    let mut verdicts = vec![false; items.len()];
+    let mut pending: Vec<usize> = (0..items.len()).collect();
+    while let Some(&first) = pending.first() {
+        let engine = items[first].0.engine;
+        let (group, rest): (Vec<usize>, Vec<usize>) = pending
+            .iter()
+            .partition(|&&i| items[i].0.engine.name() == engine.name());
+        pending = rest;
+        // Signatures whose scalars are out of range are refused here, as `verify_digest` does.
+        let checked: Vec<(usize, Scalar, PublicScalar, PublicScalar)> = group
+            .iter()
+            .filter_map(|&i| {
+                let (r, s, t) = check_scalars(&items[i].2).ok()?;
+                Some((i, r, s, t))
+            })
+            .collect();
+        dispatch!(engine, |a| {
+            let jobs: Vec<_> = checked
+                .iter()
+                .map(|(i, _, s, t)| (*s, *t, Jacobian::from_affine(&items[*i].0.affine(a))))
+                .collect();
+            let points = double_base_many_vartime(a, &jobs);
+            for ((i, r, _, _), q) in checked.iter().zip(&points) {
+                verdicts[*i] = x_matches_vartime(q, r, &items[*i].1);
+            }
+        });
+    }
+    verdicts
 }
 
 /// r, s in [1, n-1] (guaranteed by construction, checked again) and t = r + s != 0 mod n.
