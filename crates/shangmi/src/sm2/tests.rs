@@ -548,7 +548,7 @@ fn verifications_decided_together_match_each_alone() {
     let mut owned: Vec<(VerifyingKey, [u8; 32], Signature, bool)> = Vec::new();
     for i in 0..30usize {
         let k = &keys[i % 4];
-        let mut vk = k.verifying_key().clone();
+        let mut vk = *k.verifying_key();
         if i % 3 == 0 {
             vk = vk.with_backend(Backend::Portable).unwrap();
         }
@@ -560,7 +560,7 @@ fn verifications_decided_together_match_each_alone() {
                 b[40] ^= 4;
                 (Signature::from_bytes(&b).unwrap(), e, vk)
             }
-            2 => (sig, e, keys[(i + 1) % 4].verifying_key().clone()),
+            2 => (sig, e, *keys[(i + 1) % 4].verifying_key()),
             3 => {
                 let mut b = sig.to_bytes();
                 b[32..].copy_from_slice(&limbs_to_be(&N));
@@ -577,4 +577,56 @@ fn verifications_decided_together_match_each_alone() {
     assert_eq!(verify_digests(&items), want);
     assert_eq!(verify_digests(&items[..1]), want[..1]);
     assert_eq!(verify_digests(&[]), Vec::<bool>::new());
+}
+
+/// The width-w NAF by the textbook loop (subtract the digit, halve, repeat): the reference for
+/// `wnaf_vartime`, which reads the digits off k's bits in place.
+fn wnaf_by_subtraction(k: &BigUint, w: u32) -> Vec<i64> {
+    let mut x = num_bigint::BigInt::from(k.clone());
+    let mut out = Vec::new();
+    let two_w = num_bigint::BigInt::from(1i64 << w);
+    while x != num_bigint::BigInt::from(0) {
+        let d = if x.bit(0) {
+            let m = i64::try_from(((&x % &two_w) + &two_w) % &two_w).unwrap();
+            if m >= 1 << (w - 1) { m - (1 << w) } else { m }
+        } else {
+            0
+        };
+        x -= d;
+        x >>= 1;
+        out.push(d);
+    }
+    out
+}
+
+#[test]
+fn wnaf_digits_match_the_textbook_loop() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let n = big(&N);
+    let mut ks = edge_values(&n);
+    ks.push((BigUint::from(1u32) << 256) - 1u32);
+    ks.push(BigUint::parse_bytes(&[b'f'; 64], 16).unwrap());
+    ks.push(
+        BigUint::parse_bytes(
+            b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            16,
+        )
+        .unwrap(),
+    );
+    for _ in 0..2000 {
+        ks.push(BigUint::from_bytes_be(&rng.random::<[u8; 32]>()));
+    }
+    for k in &ks {
+        for w in [2, 5, super::mul::G_WNAF_WIDTH] {
+            let got = super::mul::wnaf_vartime(&limbs(k), w);
+            let want = wnaf_by_subtraction(k, w);
+            for (i, d) in got.iter().enumerate() {
+                assert_eq!(
+                    i64::from(*d),
+                    want.get(i).copied().unwrap_or(0),
+                    "k = {k:x}, w = {w}, digit {i}"
+                );
+            }
+        }
+    }
 }
