@@ -163,13 +163,15 @@ fn id_prefix(id: &[u8]) -> Sm3 {
     h
 }
 
-/// A private key and its public key. What only signing needs, (1 + d)^-1 mod n and Z for the
-/// default ID, is computed on the first signature and kept: a key made for decryption or key
-/// exchange never pays for it. The secret parts are `SecretScalar`s: wiped on drop.
+/// A private key and its public key. What only signing needs, (1 + d)^-1 mod n, Z for the
+/// default ID and the hash state the nonces start from, is computed on the first signature and
+/// kept: a key made for decryption or key exchange never pays for it. The secret parts are
+/// `SecretScalar`s and an `Sm3` state, all wiped on drop.
 #[derive(Clone)]
 pub struct SigningKey {
     pub(crate) d: SecretScalar,
     d1_inv: OnceLock<SecretScalar>,
+    nonce_prefix: OnceLock<Sm3>,
     pub(crate) public: VerifyingKey,
     z_default: OnceLock<[u8; 32]>,
     pub(crate) engine: Engine,
@@ -237,6 +239,7 @@ impl SigningKey {
         Ok(SigningKey {
             d,
             d1_inv: OnceLock::new(),
+            nonce_prefix: OnceLock::new(),
             public,
             z_default: OnceLock::new(),
             engine,
@@ -247,6 +250,18 @@ impl SigningKey {
     pub(crate) fn d1_inv(&self) -> &Scalar {
         self.d1_inv
             .get_or_init(|| SecretScalar::new(self.d.add(&Scalar::ONE).invert()))
+    }
+
+    /// SM3 after the first block of every hedged nonce: d, then a label that keeps this hash
+    /// of d apart from any other.
+    pub(crate) fn nonce_prefix(&self) -> &Sm3 {
+        const LABEL: &[u8; 32] = b"shangmi: SM2 hedged nonce, v2\0\0\0";
+        self.nonce_prefix.get_or_init(|| {
+            let mut h = Sm3::new();
+            h.update(&*self.to_bytes());
+            h.update(LABEL);
+            h
+        })
     }
 
     /// Z of the public key under the default ID.

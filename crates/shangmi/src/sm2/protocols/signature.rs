@@ -5,7 +5,7 @@
 //! signature costs one fixed-base multiplication, one inversion mod p (to reach x1) and a few
 //! scalar operations.
 //!
-//! Nonces are hedged: k = H(d, e, 32 fresh OS-random bytes), so a broken random number generator
+//! Nonces are hedged: k = H(d, e, 16 fresh OS-random bytes), so a broken random number generator
 //! alone does not reveal the key, and a fault that repeats the randomness still gives different
 //! k for different messages.
 
@@ -168,16 +168,21 @@ impl SigningKey {
     /// Signs a precomputed e = SM3(Z || M).
     pub fn sign_digest(&self, e: &[u8; 32]) -> Result<Signature, Error> {
         // The hedge for the nonce, then the blinding factor for k G's inversion.
-        let mut rnd = Zeroizing::new([[0u8; 32]; 2]);
+        // One draw (one system call): 16 + 32 bytes.
+        let mut rnd = Zeroizing::new([0u8; 48]);
         for counter in 0u32.. {
             let fresh = counter % 16 == 0;
             if fresh {
-                getrandom::fill(rnd.as_flattened_mut()).map_err(|_| Error::Rng)?;
+                getrandom::fill(&mut *rnd).map_err(|_| Error::Rng)?;
             }
+            let (Some(hedge), Some(blind)) = (rnd.first_chunk::<16>(), rnd.last_chunk::<32>())
+            else {
+                return Err(Error::Rng); // 48 bytes always hold 16 and 32
+            };
             // A blinding factor serves one inversion only; the rare retries go without.
-            let blind = fresh.then_some(&rnd[1]);
+            let blind = fresh.then_some(blind);
             // Wiped at the end of each attempt: k and the signature give the private key.
-            let k = self.hedged_nonce(e, &rnd[0], counter);
+            let k = self.hedged_nonce(e, hedge, counter);
             if let Ok(sig) = self.sign_with_nonce_blinded(e, &k, blind) {
                 return Ok(sig);
             }
@@ -185,13 +190,14 @@ impl SigningKey {
         Err(Error::Rng)
     }
 
-    /// k = SM3(d || rnd || e || counter) interpreted mod n; values 0 and >= n are rejected by
-    /// the caller's retry (probability about 2^-32).
-    fn hedged_nonce(&self, e: &[u8; 32], rnd: &[u8; 32], counter: u32) -> SecretScalar {
-        let mut h = Sm3::new();
-        h.update(&*self.to_bytes());
-        h.update(rnd);
+    /// k = SM3(d || label || e || rnd || counter) interpreted mod n; values 0 and >= n are
+    /// rejected by the caller's retry (probability about 2^-32). d and the 32-byte label fill
+    /// the first block, hashed once per key ([`SigningKey::nonce_prefix`]); e, the 16 random
+    /// bytes and the counter fit the second with its padding, so a nonce costs one compression.
+    fn hedged_nonce(&self, e: &[u8; 32], rnd: &[u8; 16], counter: u32) -> SecretScalar {
+        let mut h = self.nonce_prefix().clone();
         h.update(e);
+        h.update(rnd);
         h.update(&counter.to_be_bytes());
         let t = Zeroizing::new(h.finalize());
         SecretScalar::new(Scalar::from_bytes(&t).unwrap_or(Scalar::ZERO))
@@ -350,4 +356,39 @@ pub(crate) fn x_matches_vartime<A: Arith>(q: &Jacobian<A>, r: &Scalar, e: &[u8; 
         (t2[i], c) = adc(t[i], N[i], c);
     }
     c == 0 && bool::from(lt(&t2, &P)) && bool::from((Fe::from_canonical(a, t2) * z2).ct_eq(&q.x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The nonce is SM3 over d, the label, e, the hedge and the counter in one go (the cached
+    /// first block changes only the cost), and each input changes it.
+    #[test]
+    fn hedged_nonce_is_the_one_hash_of_its_inputs() {
+        let key = SigningKey::from_bytes(&[0x5a; 32]).unwrap();
+        let other = SigningKey::from_bytes(&[0x5b; 32]).unwrap();
+        let (e, rnd) = ([3u8; 32], [9u8; 16]);
+        let k = |key: &SigningKey, e: &[u8; 32], rnd: &[u8; 16], c: u32| {
+            key.hedged_nonce(e, rnd, c).to_bytes()
+        };
+        let mut h = Sm3::new();
+        h.update(&*key.to_bytes());
+        h.update(b"shangmi: SM2 hedged nonce, v2\0\0\0");
+        h.update(&e);
+        h.update(&rnd);
+        h.update(&7u32.to_be_bytes());
+        let want = Scalar::from_bytes(&h.finalize()).unwrap().to_bytes();
+        assert_eq!(k(&key, &e, &rnd, 7), want);
+        // The second call reads the cached first block.
+        assert_eq!(k(&key, &e, &rnd, 7), want);
+        for changed in [
+            k(&other, &e, &rnd, 7),
+            k(&key, &[4; 32], &rnd, 7),
+            k(&key, &e, &[8; 16], 7),
+            k(&key, &e, &rnd, 8),
+        ] {
+            assert_ne!(changed, want);
+        }
+    }
 }
