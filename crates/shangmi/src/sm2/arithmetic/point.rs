@@ -388,7 +388,7 @@ impl<A: Arith> Jacobian<A> {
 
 /// Affine forms of public points whose Z's form a chain, as runs of co-Z additions leave
 /// them: point j's Z is point j - 1's times `grow[j]`, or the same Z where that is `None`
-/// (`grow[0]` is not used). Given the last Z's inverse, each Z^-1 is the next one's times its
+/// (as `grow[0]` is). Given the last Z's inverse, each Z^-1 is the next one's times its
 /// factor: 4M + 1S a point, against 6M + 1S for [`batch_to_affine`]'s prefix products. No
 /// point may be at infinity.
 pub(crate) fn chain_to_affine<A: Arith>(
@@ -406,7 +406,7 @@ pub(crate) fn chain_to_affine<A: Arith>(
             x: p.x * zi2,
             y: p.y * zi2 * zi,
         };
-        if let (Some(f), true) = (grow[j], j > 0) {
+        if let Some(f) = grow[j] {
             zi = zi * f;
         }
     }
