@@ -34,7 +34,7 @@ mod protocols;
 pub(crate) use arithmetic::engine;
 use arithmetic::{field, mul, point, safegcd, scalar};
 #[cfg(target_arch = "x86_64")]
-use arithmetic::{x86_ifma_lanes, x86_select};
+use arithmetic::{x86_ifma_field, x86_ifma_lanes, x86_ifma_verify, x86_select};
 use encodings::{ec_params, keyfile, pbes2, pem};
 use protocols::{batch, encrypt, encrypt_stream, keys, kx, pool, precomputed, signature};
 

@@ -10,6 +10,10 @@ pub(super) mod point;
 pub(super) mod safegcd;
 pub(super) mod scalar;
 #[cfg(target_arch = "x86_64")]
+pub(super) mod x86_ifma_field;
+#[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_lanes;
+#[cfg(target_arch = "x86_64")]
+pub(super) mod x86_ifma_verify;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_select;

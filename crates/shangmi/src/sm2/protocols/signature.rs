@@ -312,7 +312,7 @@ pub(crate) fn verify_digests(items: &[(&VerifyingKey, [u8; 32], Signature)]) -> 
         dispatch!(engine, |a| {
             let jobs: Vec<_> = checked
                 .iter()
-                .map(|(i, _, s, t)| (*s, *t, Jacobian::from_affine(&items[*i].0.affine(a))))
+                .map(|(i, _, s, t)| (*s, *t, items[*i].0.affine(a)))
                 .collect();
             let points = double_base_many_vartime(a, &jobs);
             for ((i, r, _, _), q) in checked.iter().zip(&points) {

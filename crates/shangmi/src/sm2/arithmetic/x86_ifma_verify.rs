@@ -1,0 +1,354 @@
+//! Eight verifications' double multiplications u1 G + u2 P at once with AVX512-IFMA, one per
+//! 64-bit lane, on the lane field of `x86_ifma_field` (batch verification).
+//!
+//! Lanes run the same instructions, so each lane's u2 P takes the regular schedule of the
+//! constant-time variable-base multiplication: signed 5-bit windows over a table of P..16P,
+//! five doublings and one addition per window, whatever the digits; the table is built in the
+//! lanes and each lane reads its own entry with a gather (everything here is public, and the
+//! gather's addresses depend only on the public digits). u1 G is the comb of the fixed-base
+//! lanes (37 mixed additions, no doubling), and one full addition joins the two.
+//!
+//! The addition formulas are incomplete. A lane whose addition met equal or opposite points
+//! (a zero x difference: u2's last window, or u1 G = +-u2 P at the end, both reachable only by
+//! signatures built for it) is reported rather than computed, and its caller takes the
+//! single-verification path for it; every other lane is exact.
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::*;
+
+use crate::cpu::Avx512Ifma;
+use crate::sm2::mul::booth;
+use crate::sm2::x86_ifma_field::{
+    F, ONE52, V, add, add_lazy, blend, from_mont256, is_zero, load, mul, splat, store_mont256, sub,
+    sub_lazy,
+};
+use crate::sm2::x86_ifma_lanes::comb_lanes;
+
+/// One lane's inputs: the public scalars (canonical, in [1, n-1]) and P's affine coordinates
+/// in the Montgomery form of `field`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Job {
+    pub(crate) u1: [u64; 4],
+    pub(crate) u2: [u64; 4],
+    pub(crate) x: [u64; 4],
+    pub(crate) y: [u64; 4],
+}
+
+/// Per lane, u1 G + u2 P as Jacobian (X, Y, Z) in the Montgomery form of `field`, or `None`
+/// where the lane met an exceptional addition (see the module's documentation).
+pub(crate) fn double_base_x8_vartime(
+    token: Avx512Ifma,
+    jobs: &[Job; 8],
+) -> [Option<[[u64; 4]; 3]>; 8] {
+    // SAFETY: the token proves AVX-512F and AVX512-IFMA, `lanes`' target features.
+    let ([x, y, z], bad) = unsafe { lanes(token, jobs) };
+    core::array::from_fn(|l| ((bad >> l) & 1 == 0).then_some([x[l], y[l], z[l]]))
+}
+
+/// A Jacobian point per lane.
+#[derive(Clone, Copy)]
+struct Pt {
+    x: F,
+    y: F,
+    z: F,
+}
+
+/// 2a in the field.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn twice(a: &F) -> F {
+    add(a, a)
+}
+
+/// 2P with a = -3 (3M + 5S shape: Z3 = 2 Y Z for one product fewer additions).
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn double(p: &Pt) -> Pt {
+    let delta = mul(&p.z, &p.z);
+    let gamma = mul(&p.y, &p.y);
+    let beta4 = twice(&twice(&mul(&p.x, &gamma)));
+    let m = mul(&sub_lazy(&p.x, &delta), &add_lazy(&p.x, &delta));
+    let alpha = add(&twice(&m), &m);
+    let x3 = sub(&mul(&alpha, &alpha), &twice(&beta4));
+    let z3 = twice(&mul(&p.y, &p.z));
+    let gamma8 = twice(&twice(&twice(&mul(&gamma, &gamma))));
+    let y3 = sub(&mul(&alpha, &sub_lazy(&beta4, &x3)), &gamma8);
+    Pt {
+        x: x3,
+        y: y3,
+        z: z3,
+    }
+}
+
+/// p + q (12M + 4S) for p, q not at infinity, and the lanes where their x's agree (p = +-q),
+/// whose result is not the sum.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
+    let z1z1 = mul(&p.z, &p.z);
+    let z2z2 = mul(&q.z, &q.z);
+    let u1 = mul(&p.x, &z2z2);
+    let u2 = mul(&q.x, &z1z1);
+    let s1 = mul(&p.y, &mul(&q.z, &z2z2));
+    let s2 = mul(&q.y, &mul(&p.z, &z1z1));
+    let h = sub(&u2, &u1);
+    let r = sub(&s2, &s1);
+    let hh = mul(&h, &h);
+    let hhh = mul(&h, &hh);
+    let v = mul(&u1, &hh);
+    let x3 = sub(&sub(&mul(&r, &r), &hhh), &twice(&v));
+    let y3 = sub(&mul(&r, &sub_lazy(&v, &x3)), &mul(&s1, &hhh));
+    let z3 = mul(&mul(&p.z, &q.z), &h);
+    let sum = Pt {
+        x: x3,
+        y: y3,
+        z: z3,
+    };
+    (sum, is_zero(&h))
+}
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn select(k: __mmask8, a: &Pt, b: &Pt) -> Pt {
+    Pt {
+        x: blend(k, &a.x, &b.x),
+        y: blend(k, &a.y, &b.y),
+        z: blend(k, &a.z, &b.z),
+    }
+}
+
+/// P..16P per lane, each as 15 limb rows (X, Y, Z) of eight lanes: the gather's layout.
+type Table = [[V; 15]; 16];
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn store_entry(row: &mut [V; 15], p: &Pt) {
+    for (c, v) in [p.x, p.y, p.z].iter().enumerate() {
+        row[5 * c..5 * c + 5].copy_from_slice(&v.0);
+    }
+}
+
+/// Per lane, entry `idx` (0..16) of that lane's table, its y negated where `negative`.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn entry(table: &Table, idx: V, negative: __mmask8) -> Pt {
+    // Lane l of row c of entry j is the u64 at (15 j + c) 8 + l.
+    let row = _mm512_sub_epi64(_mm512_slli_epi64::<7>(idx), _mm512_slli_epi64::<3>(idx));
+    let at = _mm512_add_epi64(row, _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+    let base = table.as_ptr().cast::<i64>();
+    let limbs: [V; 15] = core::array::from_fn(|c| {
+        // SAFETY: idx < 16, so every offset lies inside the table's 16 x 15 x 8 words.
+        unsafe { _mm512_i64gather_epi64::<8>(at, base.add(8 * c)) }
+    });
+    let f = |c: usize| F(core::array::from_fn(|k| limbs[5 * c + k]));
+    let y = f(1);
+    let zero = F([_mm512_setzero_si512(); 5]);
+    Pt {
+        x: f(0),
+        y: blend(negative, &y, &sub(&zero, &y)),
+        z: f(2),
+    }
+}
+
+/// One coordinate of the eight lanes' points, in the Montgomery form of `field`.
+type Coordinate = [[u64; 4]; 8];
+
+/// Lanes' results (X, Y, Z) and the lanes to redo alone.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn lanes(token: Avx512Ifma, jobs: &[Job; 8]) -> ([Coordinate; 3], u8) {
+    let p = Pt {
+        x: load(&core::array::from_fn(|l| from_mont256(&jobs[l].x))),
+        y: load(&core::array::from_fn(|l| from_mont256(&jobs[l].y))),
+        z: splat(&ONE52),
+    };
+    // jP for j = 2..16 adds P to (j - 1)P, never +-P; the flags are kept regardless.
+    let mut bad: __mmask8 = 0;
+    let zero = _mm512_setzero_si512();
+    let mut table: Table = [[zero; 15]; 16];
+    store_entry(&mut table[0], &p);
+    let mut last = double(&p);
+    store_entry(&mut table[1], &last);
+    for row in table.iter_mut().skip(2) {
+        let h0;
+        (last, h0) = add_full(&last, &p);
+        bad |= h0;
+        store_entry(row, &last);
+    }
+
+    let mut mags = [[0u64; 8]; 52];
+    let mut negs = [0u8; 52];
+    for (l, job) in jobs.iter().enumerate() {
+        for i in 0..52 {
+            let (mag, neg) = booth(&job.u2, i, 5);
+            mags[i][l] = u64::from(mag);
+            negs[i] |= neg.unwrap_u8() << l;
+        }
+    }
+    let digit = |i: usize| {
+        // SAFETY: a 64-byte load of an 8-lane array.
+        let mag = unsafe { _mm512_loadu_si512(mags[i].as_ptr().cast()) };
+        let zero_digit = _mm512_cmpeq_epi64_mask(mag, zero);
+        // Entry mag - 1; a zero digit reads entry 0, which the selection discards.
+        let idx = _mm512_maskz_sub_epi64(!zero_digit, mag, _mm512_set1_epi64(1));
+        (entry(&table, idx, negs[i]), zero_digit)
+    };
+    // The top window meets the accumulator at infinity: its entry is the accumulator.
+    let (mut acc, mut at_infinity) = digit(51);
+    for i in (0..51).rev() {
+        for _ in 0..5 {
+            acc = double(&acc);
+        }
+        let (e, zero_digit) = digit(i);
+        let (sum, h0) = add_full(&acc, &e);
+        let summed = !zero_digit & !at_infinity;
+        bad |= h0 & summed;
+        acc = select(at_infinity, &select(summed, &acc, &sum), &e);
+        at_infinity &= zero_digit;
+    }
+
+    let g = comb_lanes(token, &core::array::from_fn(|l| jobs[l].u1));
+    let g_pt = Pt {
+        x: g.x,
+        y: g.y,
+        z: g.z,
+    };
+    let (sum, h0) = add_full(&acc, &g_pt);
+    bad |= h0 | at_infinity | g.at_infinity;
+    let coordinates = [sum.x, sum.y, sum.z].map(|c| store_mont256(&c));
+    (coordinates, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sm2::field::Soft;
+    use crate::sm2::field::x86_adx::Adx512;
+    use crate::sm2::mul::{double_base_many_vartime, double_base_vartime, fixed_base};
+    use crate::sm2::point::{Affine, Jacobian};
+    use crate::sm2::scalar::{PublicScalar, Scalar};
+
+    type Limbs = ([u64; 4], [u64; 4]);
+
+    fn affine_limbs<A: crate::sm2::field::Arith>(p: Jacobian<A>) -> Option<Limbs> {
+        Option::<Affine<A>>::from(p.to_affine()).map(|a| (a.x.mont_limbs(), a.y.mont_limbs()))
+    }
+
+    /// (u1, u2, d, may be exceptional): random items, the scalars' edges, one key many times,
+    /// the generator as a key, u2 whose last window meets the doubling case, and u1 G = +-u2 P.
+    fn items() -> Vec<(Scalar, Scalar, Scalar, bool)> {
+        let mut seed = [3u8; 32];
+        let mut next = || {
+            seed = crate::sm3::hash(&seed);
+            Scalar::from_bytes_reduced(&seed)
+        };
+        let minus = |k: u64| Scalar::ZERO.sub(&Scalar([k, 0, 0, 0]));
+        let one = Scalar::ONE;
+        let d = next();
+        let mut v = Vec::new();
+        for _ in 0..12 {
+            v.push((next(), next(), next(), false));
+        }
+        let u = next();
+        v.extend([
+            (one, one, d, false),
+            (minus(1), minus(1), d, false),
+            (one, minus(1), next(), false),
+            (next(), Scalar([5, 0, 0, 0]), d, false),
+            (next(), Scalar([0, 0, 0, 1 << 60]), d, false),
+            (next(), Scalar([0, 1, 0, 0]), one, false),
+            (next(), next(), one, false),
+            (next(), minus(6), d, true),
+            (next(), minus(16), d, true),
+            (u.mul(&d), u, d, true),
+            (Scalar::ZERO.sub(&u.mul(&d)), u, d, true),
+            (next(), next(), d, false),
+        ]);
+        for k in 1..=16 {
+            v.push((next(), minus(k), next(), true));
+        }
+        v
+    }
+
+    fn reference(u1: &Scalar, u2: &Scalar, d: &Scalar) -> (Affine<Soft>, Option<Limbs>) {
+        let p = fixed_base(Soft, d).to_affine().unwrap();
+        let (u1, u2) = (PublicScalar::declassify(*u1), PublicScalar::declassify(*u2));
+        let want = affine_limbs(double_base_vartime(
+            Soft,
+            &u1,
+            &u2,
+            &Jacobian::from_affine(&p),
+        ));
+        (p, want)
+    }
+
+    #[test]
+    fn lanes_match_the_single_double_multiplication() {
+        let Some(t) = crate::cpu::Avx512::get().and_then(|t| t.with_ifma()) else {
+            eprintln!("no AVX512-IFMA here: verification lanes not tested");
+            return;
+        };
+        let items = items();
+        let mut reported = 0;
+        for group in items.chunks(8) {
+            let mut jobs = Vec::new();
+            let mut wants = Vec::new();
+            for (u1, u2, d, _) in group {
+                let (p, want) = reference(u1, u2, d);
+                jobs.push(Job {
+                    u1: u1.to_canonical(),
+                    u2: u2.to_canonical(),
+                    x: p.x.mont_limbs(),
+                    y: p.y.mont_limbs(),
+                });
+                wants.push(want);
+            }
+            while jobs.len() < 8 {
+                jobs.push(jobs[0]);
+            }
+            let got = double_base_x8_vartime(t, &jobs.try_into().unwrap());
+            for ((item, want), got) in group.iter().zip(&wants).zip(got) {
+                match got {
+                    Some([x, y, z]) => {
+                        let lane = Jacobian {
+                            x: crate::sm2::field::Fe::from_mont(Soft, x),
+                            y: crate::sm2::field::Fe::from_mont(Soft, y),
+                            z: crate::sm2::field::Fe::from_mont(Soft, z),
+                        };
+                        assert_eq!(affine_limbs(lane), *want, "u2 {:x?}", item.1.0);
+                    }
+                    None => {
+                        assert!(
+                            item.3,
+                            "lane reported for an ordinary item, u2 {:x?}",
+                            item.1.0
+                        );
+                        reported += 1;
+                    }
+                }
+            }
+        }
+        // u1 G = u2 P and u1 G = -u2 P at least, whose sums the formula cannot make.
+        assert!(reported >= 2, "{reported} lanes reported");
+    }
+
+    #[test]
+    fn many_in_lanes_match_each_alone() {
+        let Some(t) = crate::cpu::Avx512::get().filter(|t| t.with_ifma().is_some()) else {
+            eprintln!("no AVX512-IFMA here: verification lanes not tested");
+            return;
+        };
+        let a = Adx512(t);
+        let items = items();
+        let mut jobs = Vec::new();
+        let mut wants = Vec::new();
+        for (u1, u2, d, _) in &items {
+            let (_, want) = reference(u1, u2, d);
+            let p = fixed_base(a, d).to_affine().unwrap();
+            let (u1, u2) = (PublicScalar::declassify(*u1), PublicScalar::declassify(*u2));
+            jobs.push((u1, u2, p));
+            wants.push(want);
+        }
+        // Every length from one item (the single path) to all of them (partial last pass).
+        for len in [1, 2, 3, 8, 9, items.len()] {
+            let got = double_base_many_vartime(a, &jobs[..len]);
+            assert_eq!(got.len(), len);
+            for (i, q) in got.into_iter().enumerate() {
+                assert_eq!(affine_limbs(q), wants[i], "item {i} of {len}");
+            }
+        }
+    }
+}
