@@ -386,24 +386,39 @@ pub(crate) fn double_base_vartime<A: Arith>(
 }
 
 /// How many verifications make it worth filling the IFMA lanes: eight lanes cost about what
-/// three verifications cost alone (measured on Zen 4), so fewer go one by one.
+/// four verifications cost alone (a batch of three ran 0.8x the single rate in lanes, four
+/// 1.1x, on Zen 4), so fewer go the scalar way.
 #[cfg(target_arch = "x86_64")]
-const LANES_FROM: usize = 3;
+const LANES_FROM: usize = 4;
 
-/// [`double_base_vartime`] for many (u1, u2, P) at once, P a key (never at infinity). In IFMA
-/// lanes, eight at a time, where the backend has them; otherwise the tables of all the P's
-/// share one inversion (Montgomery's trick over their chains' last Z's, three
-/// multiplications an item instead of an inversion each).
+/// [`double_base_vartime`] for many (u1, u2, P) at once, P a key (never at infinity): in IFMA
+/// lanes, eight at a time, where the backend has them ([`double_base_lanes`]), else
+/// [`double_base_shared_inversion`].
 pub(crate) fn double_base_many_vartime<A: Arith>(
     a: A,
     jobs: &[(PublicScalar, PublicScalar, Affine<A>)],
 ) -> Vec<Jacobian<A>> {
     #[cfg(target_arch = "x86_64")]
-    if let Some(t) = a.ifma()
-        && jobs.len() >= LANES_FROM
-    {
-        return double_base_lanes(a, t, jobs);
+    if let Some(t) = a.ifma() {
+        let mut out = Vec::with_capacity(jobs.len());
+        for group in jobs.chunks(8) {
+            if group.len() >= LANES_FROM {
+                double_base_lanes(a, t, group, &mut out);
+            } else {
+                out.extend(double_base_shared_inversion(a, group));
+            }
+        }
+        return out;
     }
+    double_base_shared_inversion(a, jobs)
+}
+
+/// The tables of all the P's share one inversion (Montgomery's trick over their chains' last
+/// Z's, three multiplications an item instead of an inversion each).
+fn double_base_shared_inversion<A: Arith>(
+    a: A,
+    jobs: &[(PublicScalar, PublicScalar, Affine<A>)],
+) -> Vec<Jacobian<A>> {
     let chains: Vec<OddChain<A>> = jobs
         .iter()
         .map(|(_, _, p)| OddChain::new(&Jacobian::from_affine(p)))
@@ -436,15 +451,15 @@ pub(crate) fn double_base_many_vartime<A: Arith>(
         .collect()
 }
 
-/// [`double_base_many_vartime`] in IFMA lanes: eight items a pass (a last partial pass
-/// repeats its first item in the spare lanes); a lane that met an exceptional addition is
-/// done again alone.
+/// Up to eight items in IFMA lanes (spare lanes repeat the first item), appended to `out`; a
+/// lane that met an exceptional addition is done again alone.
 #[cfg(target_arch = "x86_64")]
 fn double_base_lanes<A: Arith>(
     a: A,
     token: crate::cpu::Avx512Ifma,
-    jobs: &[(PublicScalar, PublicScalar, Affine<A>)],
-) -> Vec<Jacobian<A>> {
+    group: &[(PublicScalar, PublicScalar, Affine<A>)],
+    out: &mut Vec<Jacobian<A>>,
+) {
     use crate::sm2::x86_ifma_verify::{Job, double_base_x8_vartime};
     let lane = |(u1, u2, p): &(PublicScalar, PublicScalar, Affine<A>)| Job {
         u1: u1.to_canonical(),
@@ -452,25 +467,21 @@ fn double_base_lanes<A: Arith>(
         x: p.x.mont_limbs(),
         y: p.y.mont_limbs(),
     };
-    let mut out = Vec::with_capacity(jobs.len());
-    for group in jobs.chunks(8) {
-        let mut lanes = [lane(&group[0]); 8];
-        for (slot, job) in lanes.iter_mut().zip(group) {
-            *slot = lane(job);
-        }
-        let done = double_base_x8_vartime(token, &lanes);
-        for ((u1, u2, p), q) in group.iter().zip(done) {
-            out.push(match q {
-                Some([x, y, z]) => Jacobian {
-                    x: Fe::from_mont(a, x),
-                    y: Fe::from_mont(a, y),
-                    z: Fe::from_mont(a, z),
-                },
-                None => double_base_vartime(a, u1, u2, &Jacobian::from_affine(p)),
-            });
-        }
+    let mut lanes = [lane(&group[0]); 8];
+    for (slot, job) in lanes.iter_mut().zip(group) {
+        *slot = lane(job);
     }
-    out
+    let done = double_base_x8_vartime(token, &lanes);
+    for ((u1, u2, p), q) in group.iter().zip(done) {
+        out.push(match q {
+            Some([x, y, z]) => Jacobian {
+                x: Fe::from_mont(a, x),
+                y: Fe::from_mont(a, y),
+                z: Fe::from_mont(a, z),
+            },
+            None => double_base_vartime(a, u1, u2, &Jacobian::from_affine(p)),
+        });
+    }
 }
 
 /// u1 G + u2 P with P's odd multiples given in affine form.

@@ -342,8 +342,9 @@ mod tests {
             jobs.push((u1, u2, p));
             wants.push(want);
         }
-        // Every length from one item (the single path) to all of them (partial last pass).
-        for len in [1, 2, 3, 8, 9, items.len()] {
+        // The scalar path (under four items), full and partial passes of lanes, and a pass
+        // of lanes followed by a remainder too short for them.
+        for len in [1, 3, 4, 8, 11, 12, items.len() - 1, items.len()] {
             let got = double_base_many_vartime(a, &jobs[..len]);
             assert_eq!(got.len(), len);
             for (i, q) in got.into_iter().enumerate() {
