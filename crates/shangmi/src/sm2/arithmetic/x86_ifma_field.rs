@@ -85,7 +85,7 @@ pub(super) fn normalize(mut x: [V; 5]) -> [V; 5] {
 
 /// x - m where that is not negative, else x, per lane (x normalized, m a constant).
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub(super) fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
+fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
     let d = normalize(core::array::from_fn(|k| {
         _mm512_sub_epi64(x[k], _mm512_set1_epi64(m[k] as i64))
     }));
@@ -95,23 +95,46 @@ pub(super) fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
     }))
 }
 
-/// For limbs summing to a value in [0, 4p), the normalized value below 2p.
+/// A normalized value below 2p congruent to v, for limbs summing to v with 0 < v < 2^261 and
+/// limbs 0..3 below 2^56 in size (sums, differences plus 2p, shifts by up to 3 bits of values
+/// below 2p). With h = floor(limb 4 / 2^48), in [-1, 32], v = h 2^256 + l with l in
+/// (-2^212, 2^256 + 2^212), and 2^256 = c = 2^224 + 2^96 - 2^64 + 1 mod p, so v = l + h c:
+/// below 2^256 + 2^230 < 2p, and positive (v itself for h = 0; for h = -1, v < 2^212 and the
+/// sum is v + p). No comparison: a shift, a mask, four shifted additions and one carry pass.
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub(super) fn reduce_2p(x: [V; 5]) -> F {
-    sub_if_ge(normalize(x), &P52X2)
+fn fold(mut x: [V; 5]) -> F {
+    let h = _mm512_srai_epi64::<48>(x[4]);
+    x[4] = _mm512_and_si512(x[4], _mm512_set1_epi64((1 << 48) - 1));
+    x[4] = _mm512_add_epi64(x[4], _mm512_slli_epi64::<16>(h));
+    x[1] = _mm512_add_epi64(x[1], _mm512_slli_epi64::<44>(h));
+    x[1] = _mm512_sub_epi64(x[1], _mm512_slli_epi64::<12>(h));
+    x[0] = _mm512_add_epi64(x[0], h);
+    F(normalize(x))
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(super) fn add(a: &F, b: &F) -> F {
-    reduce_2p(core::array::from_fn(|k| _mm512_add_epi64(a.0[k], b.0[k])))
+    fold(core::array::from_fn(|k| _mm512_add_epi64(a.0[k], b.0[k])))
 }
 
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(super) fn sub(a: &F, b: &F) -> F {
-    reduce_2p(core::array::from_fn(|k| {
+    fold(core::array::from_fn(|k| {
         let t = _mm512_sub_epi64(a.0[k], b.0[k]);
         _mm512_add_epi64(t, _mm512_set1_epi64(P52X2[k] as i64))
     }))
+}
+
+/// 3a for a below 2p, below 2p.
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub(super) fn times3(a: &F) -> F {
+    fold(a.0.map(|l| _mm512_add_epi64(l, _mm512_slli_epi64::<1>(l))))
+}
+
+/// 2^S a for a below 2p (S <= 3: below 16p < 2^261), below 2p.
+#[target_feature(enable = "avx512f,avx512ifma")]
+pub(super) fn shl<const S: u32>(a: &F) -> F {
+    fold(a.0.map(|l| _mm512_slli_epi64::<S>(l)))
 }
 
 /// a b 2^-260 mod p, below 2p, for a, b below 4p.
@@ -293,6 +316,14 @@ mod tests {
                     store_mont256(&sub(&la, &lb)),
                     store_mont256(&mul(&add_lazy(&la, &lb), &sub_lazy(&la, &lb))),
                     store_mont256(&neg_canonical(&canonical(&la))),
+                    store_mont256(&shl::<3>(&la)),
+                    store_mont256(&times3(&lb)),
+                    // Products are below 2p, not below p: the operations on such values.
+                    {
+                        let c = mul(&la, &lb);
+                        let d = sub(&shl::<3>(&c), &times3(&c));
+                        store_mont256(&sub(&add(&d, &c), &mul(&c, &c)))
+                    },
                 ]
             };
             // SAFETY: as above.
@@ -309,6 +340,12 @@ mod tests {
                 assert_eq!(got[2][l], (x - y).mont_limbs());
                 assert_eq!(got[3][l], ((x + y) * (x - y)).mont_limbs());
                 assert_eq!(got[4][l], (-x).mont_limbs());
+                let x8 = x + x + x + x + x + x + x + x;
+                assert_eq!(got[5][l], x8.mont_limbs());
+                assert_eq!(got[6][l], (y + y + y).mont_limbs());
+                let c = x * y;
+                let d = (c + c + c + c + c + c + c + c) - (c + c + c);
+                assert_eq!(got[7][l], ((d + c) - c * c).mont_limbs());
                 assert_eq!((zero >> l) & 1 == 1, vals[l] == vals[8 + l]);
             }
         }

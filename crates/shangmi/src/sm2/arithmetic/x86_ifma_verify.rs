@@ -19,8 +19,8 @@ use core::arch::x86_64::*;
 use crate::cpu::Avx512Ifma;
 use crate::sm2::mul::booth;
 use crate::sm2::x86_ifma_field::{
-    F, ONE52, V, add, add_lazy, blend, from_mont256, is_zero, load, mul, splat, store_mont256, sub,
-    sub_lazy,
+    F, ONE52, V, add_lazy, blend, from_mont256, is_zero, load, mul, shl, splat, store_mont256, sub,
+    sub_lazy, times3,
 };
 use crate::sm2::x86_ifma_lanes::comb_lanes;
 
@@ -53,24 +53,17 @@ struct Pt {
     z: F,
 }
 
-/// 2a in the field.
-#[target_feature(enable = "avx512f,avx512ifma")]
-fn twice(a: &F) -> F {
-    add(a, a)
-}
-
 /// 2P with a = -3 (3M + 5S shape: Z3 = 2 Y Z for one product fewer additions).
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn double(p: &Pt) -> Pt {
     let delta = mul(&p.z, &p.z);
     let gamma = mul(&p.y, &p.y);
-    let beta4 = twice(&twice(&mul(&p.x, &gamma)));
-    let m = mul(&sub_lazy(&p.x, &delta), &add_lazy(&p.x, &delta));
-    let alpha = add(&twice(&m), &m);
-    let x3 = sub(&mul(&alpha, &alpha), &twice(&beta4));
-    let z3 = twice(&mul(&p.y, &p.z));
-    let gamma8 = twice(&twice(&twice(&mul(&gamma, &gamma))));
-    let y3 = sub(&mul(&alpha, &sub_lazy(&beta4, &x3)), &gamma8);
+    let beta = mul(&p.x, &gamma);
+    let alpha = times3(&mul(&sub_lazy(&p.x, &delta), &add_lazy(&p.x, &delta)));
+    let x3 = sub(&mul(&alpha, &alpha), &shl::<3>(&beta));
+    let z3 = shl::<1>(&mul(&p.y, &p.z));
+    let gamma8 = shl::<3>(&mul(&gamma, &gamma));
+    let y3 = sub(&mul(&alpha, &sub_lazy(&shl::<2>(&beta), &x3)), &gamma8);
     Pt {
         x: x3,
         y: y3,
@@ -93,7 +86,7 @@ fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
     let hh = mul(&h, &h);
     let hhh = mul(&h, &hh);
     let v = mul(&u1, &hh);
-    let x3 = sub(&sub(&mul(&r, &r), &hhh), &twice(&v));
+    let x3 = sub(&sub(&mul(&r, &r), &hhh), &shl::<1>(&v));
     let y3 = sub(&mul(&r, &sub_lazy(&v, &x3)), &mul(&s1, &hhh));
     let z3 = mul(&mul(&p.z, &q.z), &h);
     let sum = Pt {
