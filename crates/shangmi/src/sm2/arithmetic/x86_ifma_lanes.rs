@@ -18,7 +18,7 @@ use zeroize::Zeroize;
 use crate::cpu::Avx512Ifma;
 use crate::sm2::mul::{BASE_TABLE, booth};
 use crate::sm2::x86_ifma_field::{
-    F, ONE52, V, add, blend, from_mont256, mul, neg_canonical, splat, store_mont256, sub,
+    F, ONE52, V, blend, from_mont256, mul, neg_canonical, shl, splat, sqr, store_mont256, sub,
 };
 
 /// Window i, limb c (x limbs 0..5, then y), entry j - 1 for j = 1..=64.
@@ -114,15 +114,15 @@ impl Acc {
     fn add_entry(&mut self, x2: &F, y2: &F, negative: __mmask8, zero_digit: __mmask8) {
         let y2 = blend(negative, y2, &neg_canonical(y2));
         let (x1, y1, z1) = (&self.x, &self.y, &self.z);
-        let z1z1 = mul(z1, z1);
+        let z1z1 = sqr(z1);
         let u2 = mul(x2, &z1z1);
         let s2 = mul(&y2, &mul(z1, &z1z1));
         let h = sub(&u2, x1);
         let r = sub(&s2, y1);
-        let hh = mul(&h, &h);
+        let hh = sqr(&h);
         let hhh = mul(&h, &hh);
         let v = mul(x1, &hh);
-        let x3 = sub(&sub(&mul(&r, &r), &hhh), &add(&v, &v));
+        let x3 = sub(&sub(&sqr(&r), &hhh), &shl::<1>(&v));
         let y3 = sub(&mul(&r, &sub(&v, &x3)), &mul(y1, &hhh));
         let z3 = mul(z1, &h);
         // At infinity the sum is the entry itself; a zero digit keeps the accumulator.

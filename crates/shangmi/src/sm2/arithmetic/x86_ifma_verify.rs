@@ -19,8 +19,8 @@ use core::arch::x86_64::*;
 use crate::cpu::Avx512Ifma;
 use crate::sm2::mul::booth;
 use crate::sm2::x86_ifma_field::{
-    F, ONE52, V, add_lazy, blend, from_mont256, is_zero, load, mul, shl, splat, store_mont256, sub,
-    sub_lazy, times3,
+    F, ONE52, V, add_lazy, blend, from_mont256, is_zero, load, mul, shl, splat, sqr, store_mont256,
+    sub, sub_lazy, times3,
 };
 use crate::sm2::x86_ifma_lanes::comb_lanes;
 
@@ -56,13 +56,13 @@ struct Pt {
 /// 2P with a = -3 (3M + 5S shape: Z3 = 2 Y Z for one product fewer additions).
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn double(p: &Pt) -> Pt {
-    let delta = mul(&p.z, &p.z);
-    let gamma = mul(&p.y, &p.y);
+    let delta = sqr(&p.z);
+    let gamma = sqr(&p.y);
     let beta = mul(&p.x, &gamma);
     let alpha = times3(&mul(&sub_lazy(&p.x, &delta), &add_lazy(&p.x, &delta)));
-    let x3 = sub(&mul(&alpha, &alpha), &shl::<3>(&beta));
+    let x3 = sub(&sqr(&alpha), &shl::<3>(&beta));
     let z3 = shl::<1>(&mul(&p.y, &p.z));
-    let gamma8 = shl::<3>(&mul(&gamma, &gamma));
+    let gamma8 = shl::<3>(&sqr(&gamma));
     let y3 = sub(&mul(&alpha, &sub_lazy(&shl::<2>(&beta), &x3)), &gamma8);
     Pt {
         x: x3,
@@ -75,18 +75,18 @@ fn double(p: &Pt) -> Pt {
 /// whose result is not the sum.
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
-    let z1z1 = mul(&p.z, &p.z);
-    let z2z2 = mul(&q.z, &q.z);
+    let z1z1 = sqr(&p.z);
+    let z2z2 = sqr(&q.z);
     let u1 = mul(&p.x, &z2z2);
     let u2 = mul(&q.x, &z1z1);
     let s1 = mul(&p.y, &mul(&q.z, &z2z2));
     let s2 = mul(&q.y, &mul(&p.z, &z1z1));
     let h = sub(&u2, &u1);
     let r = sub(&s2, &s1);
-    let hh = mul(&h, &h);
+    let hh = sqr(&h);
     let hhh = mul(&h, &hh);
     let v = mul(&u1, &hh);
-    let x3 = sub(&sub(&mul(&r, &r), &hhh), &shl::<1>(&v));
+    let x3 = sub(&sub(&sqr(&r), &hhh), &shl::<1>(&v));
     let y3 = sub(&mul(&r, &sub_lazy(&v, &x3)), &mul(&s1, &hhh));
     let z3 = mul(&mul(&p.z, &q.z), &h);
     let sum = Pt {
