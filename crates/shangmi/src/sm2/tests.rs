@@ -7,8 +7,8 @@ use subtle::ConstantTimeEq;
 
 use super::field::{Arith, Fe, P, Soft, limbs_to_be};
 use super::mul::{
-    BASE_TABLE, G_ODD, G_WNAF_WIDTH, double_base_vartime, fixed_base, fixed_base_many,
-    variable_base,
+    BASE_TABLE, G_ODD, G_WNAF_WIDTH, double_base_many_vartime, double_base_vartime, fixed_base,
+    fixed_base_many, variable_base,
 };
 use super::point::{Affine, Jacobian, batch_to_affine};
 use super::scalar::{N, PublicScalar, Scalar};
@@ -490,6 +490,11 @@ fn timing_probe() {
         let jadd = best(10_000, || acc = acc.add_vartime(bb(&p2)));
         let (u1, u2) = (declassify(k), declassify(k2));
         let db = best(20, || acc = double_base_vartime(a, &u1, &u2, bb(&p2)));
+        // Batch verification's core over 64 items (IFMA lanes where the backend has them).
+        let jobs = vec![(u1, u2, q); 64];
+        let db_many = best(5, || {
+            bb(double_base_many_vartime(a, bb(&jobs)));
+        }) / 64.0;
         let vb = best(20, || acc = variable_base(a, bb(&p2), &k));
         let sinv = best(200, || {
             bb(k.invert());
@@ -500,7 +505,7 @@ fn timing_probe() {
         }) / 64.0;
         bb((x, xs, acc, sel));
         println!(
-            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, sqr lat {sqr:.0}, inv {inv:.0} (fermat {inv_f:.0}, vartime {inv_vt:.0}, blinded {inv_b:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, dbl {dbl:.0}, add mixed {madd:.0}, add (vartime) {jadd:.0}, fixed_base {fb:.0} (many: {many:.0} each), variable_base {vb:.0}, double_base {db:.0}"
+            "{name} (cycles): mul lat {mul:.0} tput {mul_tp:.0}, sqr lat {sqr:.0}, inv {inv:.0} (fermat {inv_f:.0}, vartime {inv_vt:.0}, blinded {inv_b:.0}), scalar inv {sinv:.0}, select {sel_c:.0}, dbl {dbl:.0}, add mixed {madd:.0}, add (vartime) {jadd:.0}, fixed_base {fb:.0} (many: {many:.0} each), variable_base {vb:.0}, double_base {db:.0} (many: {db_many:.0} each)"
         );
     }
     probe(Soft, "soft");
