@@ -2,9 +2,10 @@
 //!
 //! Everything in a verification is public, so a batch is only a matter of throughput: the
 //! threads (`std::thread::scope`, no pool to keep) claim items a few at a time, and each item
-//! is decided exactly as [`VerifyingKey::verify_with_id`] decides it; the items claimed
-//! together share the one inversion their tables of multiples need. A malformed signature is
-//! that item's `false`, never an error for the batch.
+//! is decided exactly as [`VerifyingKey::verify_with_id`] decides it. The items claimed
+//! together are computed together: eight at a time in AVX512-IFMA lanes where the key's
+//! backend has them, else sharing the one inversion their tables of multiples need. A
+//! malformed signature is that item's `false`, never an error for the batch.
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
@@ -37,8 +38,8 @@ pub struct BatchItem<'a> {
     pub encoding: SignatureEncoding,
 }
 
-/// How many items a thread claims and checks together: enough to share the inversion (about
-/// 3% of a verification) among, few enough that threads finish together.
+/// How many items a thread claims and checks together: one pass of the IFMA lanes, and enough
+/// to share the inversion (about 3% of a verification) among elsewhere.
 const CHUNK: usize = 8;
 
 impl<'a> BatchItem<'a> {
@@ -72,6 +73,10 @@ fn verify_chunk(items: &[BatchItem<'_>]) -> Vec<bool> {
 /// Each item's verdict, in the items' order: `true` exactly when
 /// [`VerifyingKey::verify_with_id`] accepts it. `threads` is how many threads may share the
 /// work: 0 for as many as the machine runs at once, 1 for the calling thread alone.
+///
+/// On CPUs with AVX512-IFMA each thread verifies eight items per pass of the vector lanes,
+/// about three times the rate of one-by-one verification (Zen 4); a thread pays for its start
+/// (tens of microseconds), so small batches are best left to one.
 pub fn verify_batch(items: &[BatchItem<'_>], threads: usize) -> Vec<bool> {
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
