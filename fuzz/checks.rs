@@ -415,5 +415,50 @@ pub fn backends_sm2(data: &[u8]) {
     let reference = run(Backend::Portable);
     for b in Backend::available() {
         assert!(run(b) == reference, "SM2 backend {b} differs from portable");
+        batch_agrees_with_single(&key, msg, b);
     }
+}
+
+/// On backend `b`, nine items (one pass of eight lanes where the backend has them, and a rest)
+/// under two keys: valid signatures, signatures with the input's bytes xored in, and the
+/// input's own bytes as a signature. Each batch verdict is the single verification's.
+fn batch_agrees_with_single(key: &SigningKey, msg: &[u8], b: Backend) {
+    let keys = [
+        key.clone(),
+        SigningKey::from_bytes(&[0x22; 32]).expect("valid d"),
+    ]
+    .map(|k| k.with_backend(b).expect("available"));
+    let public = keys.clone().map(|k| k.verifying_key().clone());
+    let messages: Vec<Vec<u8>> = (0..9u8).map(|i| [msg, &[i]].concat()).collect();
+    let mut sigs: Vec<Vec<u8>> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| keys[i % 2].sign(m).expect("signs").to_bytes().to_vec())
+        .collect();
+    for (i, s) in sigs.iter_mut().enumerate() {
+        if i % 3 == 1 {
+            for (j, x) in msg.iter().enumerate() {
+                s[(j + 7 * i) % 64] ^= x;
+            }
+        }
+    }
+    if msg.len() >= 64 {
+        sigs[8] = msg[..64].to_vec();
+    }
+    let items: Vec<sm2::BatchItem<'_>> = (0..9)
+        .map(|i| sm2::BatchItem {
+            key: &public[(i / 4) % 2],
+            id: sm2::DEFAULT_ID,
+            message: &messages[i],
+            signature: &sigs[i],
+            encoding: sm2::SignatureEncoding::Raw,
+        })
+        .collect();
+    let single: Vec<bool> = items
+        .iter()
+        .map(|it| {
+            Signature::from_bytes(it.signature).is_ok_and(|s| it.key.verify(it.message, &s).is_ok())
+        })
+        .collect();
+    assert_eq!(sm2::verify_batch(&items, 1), single, "SM2 batch on {b}");
 }
