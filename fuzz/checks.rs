@@ -428,7 +428,7 @@ fn batch_agrees_with_single(key: &SigningKey, msg: &[u8], b: Backend) {
         SigningKey::from_bytes(&[0x22; 32]).expect("valid d"),
     ]
     .map(|k| k.with_backend(b).expect("available"));
-    let public = keys.clone().map(|k| k.verifying_key().clone());
+    let public = [*keys[0].verifying_key(), *keys[1].verifying_key()];
     let messages: Vec<Vec<u8>> = (0..9u8).map(|i| [msg, &[i]].concat()).collect();
     let mut sigs: Vec<Vec<u8>> = messages
         .iter()
