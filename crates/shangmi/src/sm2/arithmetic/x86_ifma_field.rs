@@ -8,8 +8,9 @@
 //! multiples are one subtraction and one addition: a reduction step is four multiply-adds.
 //!
 //! Values are kept below 2p rather than fully reduced: a Montgomery product of inputs below 4p
-//! is below 2p because 4p < R, and additions and subtractions subtract 2p under a mask. Every
-//! operation is the same instructions for every value: the comb of secret nonces runs on it.
+//! is below 2p because 4p < R, and sums and differences fold their bits above 2^256 back in
+//! (`fold`). Every operation is the same instructions for every value: the comb of secret
+//! nonces runs on it.
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
@@ -18,9 +19,9 @@ use zeroize::Zeroize;
 
 use crate::sm2::field::{P, add_mod};
 
-pub(super) const MASK52: u64 = (1 << 52) - 1;
+const MASK52: u64 = (1 << 52) - 1;
 /// p in radix 2^52.
-pub(super) const P52: [u64; 5] = [
+const P52: [u64; 5] = [
     0xf_ffff_ffff_ffff,
     0xf_f000_0000_0fff,
     0xf_ffff_ffff_ffff,
@@ -28,7 +29,7 @@ pub(super) const P52: [u64; 5] = [
     0x0_ffff_fffe_ffff,
 ];
 /// 2p in radix 2^52 (the top limb holds the rest).
-pub(super) const P52X2: [u64; 5] = [
+const P52X2: [u64; 5] = [
     0xf_ffff_ffff_fffe,
     0xf_e000_0000_1fff,
     0xf_ffff_ffff_ffff,
@@ -38,9 +39,9 @@ pub(super) const P52X2: [u64; 5] = [
 /// 1 in this Montgomery form (2^260 mod p).
 pub(super) const ONE52: [u64; 5] = [0x10, 0xffff_ffff_0000, 0, 0, 0x10_0000];
 /// 2^256 mod p: a Montgomery product with it turns x 2^260 into x 2^256, the form of `field`.
-pub(super) const TO_R256: [u64; 5] = [0x1, 0xfff_ffff_f000, 0, 0, 0x1_0000];
+const TO_R256: [u64; 5] = [0x1, 0xfff_ffff_f000, 0, 0, 0x1_0000];
 
-pub(super) fn to_radix52(v: &[u64; 4]) -> [u64; 5] {
+fn to_radix52(v: &[u64; 4]) -> [u64; 5] {
     [
         v[0] & MASK52,
         ((v[0] >> 52) | (v[1] << 12)) & MASK52,
@@ -51,7 +52,7 @@ pub(super) fn to_radix52(v: &[u64; 4]) -> [u64; 5] {
 }
 
 /// Limbs below 2^52 and a value below 2^256.
-pub(super) fn from_radix52(l: &[u64; 5]) -> [u64; 4] {
+fn from_radix52(l: &[u64; 5]) -> [u64; 4] {
     [
         l[0] | (l[1] << 52),
         (l[1] >> 12) | (l[2] << 40),
@@ -74,7 +75,7 @@ pub(super) fn splat(c: &[u64; 5]) -> F {
 /// Carries every limb into the next (arithmetic shifts: limbs may be negative), leaving limbs
 /// 0..4 in [0, 2^52) and the rest, with the sign, in limb 4.
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub(super) fn normalize(mut x: [V; 5]) -> [V; 5] {
+fn normalize(mut x: [V; 5]) -> [V; 5] {
     let mask = _mm512_set1_epi64(MASK52 as i64);
     for k in 0..4 {
         x[k + 1] = _mm512_add_epi64(x[k + 1], _mm512_srai_epi64::<52>(x[k]));
@@ -203,7 +204,7 @@ pub(super) fn neg_canonical(y: &F) -> F {
 
 /// The normalized value below 2p, reduced below p.
 #[target_feature(enable = "avx512f,avx512ifma")]
-pub(super) fn canonical(x: &F) -> F {
+fn canonical(x: &F) -> F {
     sub_if_ge(x.0, &P52)
 }
 

@@ -53,7 +53,8 @@ struct Pt {
     z: F,
 }
 
-/// 2P with a = -3 (3M + 5S shape: Z3 = 2 Y Z for one product fewer additions).
+/// 2P with a = -3: 4M + 4S (Z3 = 2 Y Z, a product where (Y + Z)^2 - gamma - delta would take a
+/// square and two subtractions).
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn double(p: &Pt) -> Pt {
     let delta = sqr(&p.z);
