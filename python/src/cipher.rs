@@ -4,12 +4,11 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use self_cell::self_cell;
 use shangmi::sm4::modes::{self, Error as ModeError, cbc, cfb, ctr, ecb, gcm, ofb, xts};
-use shangmi::sm4::{Sm4, Sm4Ccm, Sm4Gcm};
+use shangmi::sm4::{Direction, Mode, Sm4, Sm4Ccm, Sm4Gcm};
 use zeroize::Zeroizing;
 
-use crate::{InvalidTag, array, bytes_from, data, data_or_empty, run};
+use crate::{InvalidTag, Shared, array, bytes_from, data, data_or_empty, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Gcm>()?;
@@ -123,14 +122,14 @@ impl Gcm {
         nonce: &Bound<'_, PyAny>,
         associated_data: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<GcmEncryptor> {
-        let n = data(nonce, "nonce")?.to_vec();
-        let a = data_or_empty(associated_data, "associated_data")?.to_vec();
-        let cell = GcmCell::try_new(Box::new(self.inner.clone()), |g| g.start(&n, &a).map(Some))
-            .map_err(aead_error)?;
+        let n = data(nonce, "nonce")?;
+        let a = data_or_empty(associated_data, "associated_data")?;
+        let stream = gcm::GcmStream::new(self.inner.clone(), &n, &a).map_err(aead_error)?;
         Ok(GcmEncryptor {
-            cell,
-            tag: None,
-            tag_len: self.inner.tag_len(),
+            state: Shared::new(GcmEncState {
+                stream: Some(stream),
+                tag: None,
+            }),
         })
     }
 
@@ -156,138 +155,138 @@ impl Gcm {
             gcm: self.inner.clone(),
             nonce: data(nonce, "nonce")?.to_vec(),
             aad: data_or_empty(associated_data, "associated_data")?.to_vec(),
-            sealed: Vec::new(),
             tag,
-            done: false,
+            state: Shared::new(GcmDecState {
+                sealed: Zeroizing::new(Vec::new()),
+                done: false,
+            }),
         })
     }
 }
 
-self_cell!(
-    struct GcmCell {
-        owner: Box<Sm4Gcm>,
-        #[not_covariant]
-        dependent: GcmState,
-    }
-);
-
-type GcmState<'a> = Option<gcm::GcmStream<'a>>;
+/// What a `GcmEncryptor` changes: the message in progress, then its tag.
+struct GcmEncState {
+    /// `None` once finished (`GcmStream::finish` consumes the stream).
+    stream: Option<gcm::GcmStream<Sm4Gcm>>,
+    tag: Option<Vec<u8>>,
+}
 
 /// Streaming SM4-GCM encryption (from `SM4GCM.encryptor`).
-#[pyclass(module = "shangmi")]
+#[pyclass(module = "shangmi", frozen)]
 pub(crate) struct GcmEncryptor {
-    cell: GcmCell,
-    tag: Option<Vec<u8>>,
-    tag_len: usize,
+    state: Shared<GcmEncState>,
+}
+
+fn finalized(what: &str) -> PyErr {
+    PyValueError::new_err(format!("the {what} is finalized"))
 }
 
 #[pymethods]
 impl GcmEncryptor {
     fn update<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         data: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let mut buf = crate::data(data, "data")?.to_vec();
-        let cell = &mut self.cell;
-        run(py, buf.len(), || {
-            cell.with_dependent_mut(|_, s| match s {
-                Some(s) => s.encrypt(&mut buf).map_err(Some),
+        let d = crate::data(data, "data")?;
+        let state = &self.state;
+        bytes_from(py, &d, d.len(), |buf| {
+            state.with(|st| match &mut st.stream {
+                Some(s) => s.encrypt(buf).map_err(Some),
                 None => Err(None),
             })
-        })
-        .map_err(|e| match e {
-            Some(e) => aead_error(e),
-            None => PyValueError::new_err("the encryptor is finalized"),
-        })?;
-        Ok(PyBytes::new(py, &buf))
+        })?
+        .map_err(|e| e.map_or_else(|| finalized("encryptor"), aead_error))
     }
 
     /// Ends the message; the tag is then in `.tag`. Returns `b""` (the ciphertext has all
     /// been returned by `update`).
-    fn finalize<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let tag = self
-            .cell
-            .with_dependent_mut(|_, s| s.take().map(|s| s.finish()))
-            .ok_or_else(|| PyValueError::new_err("the encryptor is finalized"))?;
-        self.tag = Some(tag[..self.tag_len].to_vec());
-        Ok(PyBytes::new(py, b""))
+    fn finalize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.state.with(|st| {
+            let s = st.stream.take().ok_or_else(|| finalized("encryptor"))?;
+            let n = s.tag_len();
+            st.tag = Some(s.finish()[..n].to_vec());
+            Ok(PyBytes::new(py, b""))
+        })
     }
 
     #[getter]
     fn tag<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        self.tag
-            .as_ref()
-            .map(|t| PyBytes::new(py, t))
-            .ok_or_else(|| PyValueError::new_err("the tag exists once finalize() has run"))
+        self.state.with(|st| {
+            st.tag
+                .as_ref()
+                .map(|t| PyBytes::new(py, t))
+                .ok_or_else(|| PyValueError::new_err("the tag exists once finalize() has run"))
+        })
     }
 }
 
+/// What a `GcmDecryptor` changes: the ciphertext collected so far.
+struct GcmDecState {
+    sealed: Zeroizing<Vec<u8>>,
+    done: bool,
+}
+
 /// Streaming SM4-GCM decryption (from `SM4GCM.decryptor`): output only after verification.
-#[pyclass(module = "shangmi")]
+#[pyclass(module = "shangmi", frozen)]
 pub(crate) struct GcmDecryptor {
     gcm: Sm4Gcm,
     nonce: Vec<u8>,
     aad: Vec<u8>,
-    sealed: Vec<u8>,
     tag: Vec<u8>,
-    done: bool,
+    state: Shared<GcmDecState>,
 }
 
 #[pymethods]
 impl GcmDecryptor {
     fn update<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         data: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        if self.done {
-            return Err(PyValueError::new_err("the decryptor is finalized"));
-        }
-        self.sealed.extend_from_slice(&crate::data(data, "data")?);
-        Ok(PyBytes::new(py, b""))
+        let d = crate::data(data, "data")?;
+        self.state.with(|st| {
+            if st.done {
+                return Err(finalized("decryptor"));
+            }
+            st.sealed.extend_from_slice(&d);
+            Ok(PyBytes::new(py, b""))
+        })
     }
 
     /// Verifies the tag and returns the whole plaintext, or raises `InvalidTag`.
-    fn finalize<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        if self.done {
-            return Err(PyValueError::new_err("the decryptor is finalized"));
-        }
-        self.done = true;
-        let mut sealed = core::mem::take(&mut self.sealed);
-        sealed.extend_from_slice(&self.tag);
-        let (gcm, nonce, aad) = (&self.gcm, &self.nonce, &self.aad);
-        let out = Zeroizing::new(
-            run(py, sealed.len(), || gcm.decrypt(nonce, aad, &sealed)).map_err(aead_error)?,
-        );
-        Ok(PyBytes::new(py, &out))
+    fn finalize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let sealed = self.state.with(|st| {
+            if st.done {
+                return Err(finalized("decryptor"));
+            }
+            st.done = true;
+            Ok(core::mem::take(&mut st.sealed))
+        })?;
+        let (gcm, nonce, aad, tag) = (&self.gcm, &self.nonce, &self.aad, &self.tag);
+        bytes_from(py, &sealed, sealed.len(), |buf| {
+            gcm.decrypt_in_place_detached(nonce, aad, buf, tag)
+        })?
+        .map_err(aead_error)
     }
 }
 
 /// SM4-CCM, shaped like pyca's `AESCCM`: the nonce (7 to 13 bytes) sets the length field,
-/// `tag_length` is 4, 6, ..., 16.
-#[pyclass(name = "SM4CCM", module = "shangmi")]
+/// `tag_length` is 4, 6, ..., 16. Immutable, so threads share it freely.
+#[pyclass(name = "SM4CCM", module = "shangmi", frozen)]
 pub(crate) struct Ccm {
-    /// One instance per nonce length 7..=13, made on first use.
-    by_nonce: [Option<Sm4Ccm>; 7],
-    cipher: Sm4,
+    /// One instance per nonce length 7..=13.
+    by_nonce: Vec<Sm4Ccm>,
     tag_len: usize,
 }
 
 impl Ccm {
-    fn for_nonce(&mut self, len: usize) -> PyResult<&Sm4Ccm> {
-        if !(7..=13).contains(&len) {
-            return Err(PyValueError::new_err(format!(
-                "CCM nonces are 7 to 13 bytes, not {len}"
-            )));
-        }
-        let slot = &mut self.by_nonce[len - 7];
-        if slot.is_none() {
-            *slot = Some(
-                Sm4Ccm::with_cipher(self.cipher.clone(), len, self.tag_len).map_err(value_error)?,
-            );
-        }
-        Ok(slot.as_ref().expect("just made"))
+    fn for_nonce(&self, len: usize) -> PyResult<&Sm4Ccm> {
+        len.checked_sub(7)
+            .and_then(|i| self.by_nonce.get(i))
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("CCM nonces are 7 to 13 bytes, not {len}"))
+            })
     }
 }
 
@@ -297,11 +296,13 @@ impl Ccm {
     #[pyo3(signature = (key, tag_length=16))]
     fn new(key: &Bound<'_, PyAny>, tag_length: usize) -> PyResult<Self> {
         let cipher = Sm4::new(&*key16(key)?);
-        // Checked here so a bad tag length fails at construction, as in pyca.
-        Sm4Ccm::with_cipher(cipher.clone(), 13, tag_length).map_err(value_error)?;
+        // A bad tag length fails here, at construction, as in pyca.
+        let by_nonce = (7..=13)
+            .map(|n| Sm4Ccm::with_cipher(cipher.clone(), n, tag_length))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(value_error)?;
         Ok(Ccm {
-            by_nonce: Default::default(),
-            cipher,
+            by_nonce,
             tag_len: tag_length,
         })
     }
@@ -313,7 +314,7 @@ impl Ccm {
 
     #[pyo3(signature = (nonce, data, associated_data=None))]
     fn encrypt<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         nonce: &Bound<'_, PyAny>,
         data: &Bound<'_, PyAny>,
@@ -334,7 +335,7 @@ impl Ccm {
 
     #[pyo3(signature = (nonce, data, associated_data=None))]
     fn decrypt<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         nonce: &Bound<'_, PyAny>,
         data: &Bound<'_, PyAny>,
@@ -411,18 +412,13 @@ impl Cipher {
         padding: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let d = crate::data(data, "data")?;
-        let c = &self.inner;
-        let len = if padding {
-            d.len() / 16 * 16 + 16
-        } else {
-            d.len()
-        };
+        let (c, n) = (&self.inner, d.len());
+        if !padding {
+            return bytes_from(py, &d, n, |buf| ecb::encrypt(c, buf))?.map_err(value_error);
+        }
+        let len = padded_len(n)?;
         bytes_from(py, &d, len, |buf| {
-            if padding {
-                let n = (len - d.len()) as u8;
-                buf[d.len()..].fill(n);
-            }
-            ecb::encrypt(c, buf)
+            ecb::encrypt_padded_in_place(c, buf, n).map(drop)
         })?
         .map_err(value_error)
     }
@@ -459,18 +455,16 @@ impl Cipher {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv)?;
         let d = crate::data(data, "data")?;
-        let c = &self.inner;
-        let len = if padding {
-            d.len() / 16 * 16 + 16
-        } else {
-            d.len()
-        };
+        let (c, n) = (&self.inner, d.len());
+        if !padding {
+            return bytes_from(py, &d, n, |buf| {
+                cbc::Encryptor::new(c, &iv).encrypt_blocks(buf)
+            })?
+            .map_err(value_error);
+        }
+        let len = padded_len(n)?;
         bytes_from(py, &d, len, |buf| {
-            if padding {
-                let n = (len - d.len()) as u8;
-                buf[d.len()..].fill(n);
-            }
-            cbc::Encryptor::new(c, &iv).encrypt_blocks(buf)
+            cbc::encrypt_padded_in_place(c, &iv, buf, n).map(drop)
         })?
         .map_err(value_error)
     }
@@ -620,6 +614,11 @@ fn last_block(
     Ok((last, 16 - pad))
 }
 
+/// The length of `n` bytes once padded.
+fn padded_len(n: usize) -> PyResult<usize> {
+    modes::padding::padded_len(n).ok_or_else(|| value_error(ModeError::InvalidLength))
+}
+
 fn padding_error(e: ModeError) -> PyErr {
     match e {
         ModeError::Decrypt => PyValueError::new_err("invalid PKCS#7 padding"),
@@ -627,34 +626,11 @@ fn padding_error(e: ModeError) -> PyErr {
     }
 }
 
-/// What a stream does per call, borrowing the stream's own copy of the cipher.
-enum Mode<'a> {
-    Ecb(&'a Sm4),
-    CbcEnc(cbc::Encryptor<'a>),
-    CbcDec(cbc::Decryptor<'a>),
-    Cfb(cfb::Cfb<'a>),
-    Ofb(ofb::Ofb<'a>),
-    Ctr(ctr::Ctr<'a>),
-}
-
-self_cell!(
-    struct ModeCell {
-        owner: Box<Sm4>,
-        #[covariant]
-        dependent: Mode,
-    }
-);
-
-/// Streaming raw-mode SM4 (from `SM4.encryptor` / `SM4.decryptor`).
-#[pyclass(module = "shangmi")]
+/// Streaming raw-mode SM4 (from `SM4.encryptor` / `SM4.decryptor`): the library's owning
+/// stream, shared between threads under a lock.
+#[pyclass(module = "shangmi", frozen)]
 pub(crate) struct Stream {
-    cell: ModeCell,
-    encrypt: bool,
-    padding: bool,
-    /// Block modes: bytes not yet a whole block (and, decrypting with padding, the last
-    /// whole block, held back).
-    pending: Zeroizing<Vec<u8>>,
-    done: bool,
+    inner: Shared<shangmi::sm4::Stream>,
 }
 
 impl Stream {
@@ -671,132 +647,78 @@ impl Stream {
             (_, Some(iv)) => iv16(iv)?,
             (_, None) => return Err(PyValueError::new_err(format!("{mode} needs a 16-byte iv"))),
         };
-        if padding && !matches!(mode, "ecb" | "cbc") {
-            return Err(PyValueError::new_err("padding applies to ECB and CBC only"));
-        }
-        let cell = ModeCell::try_new(Box::new(cipher.clone()), |c| match mode {
-            "ecb" => Ok(Mode::Ecb(c)),
-            "cbc" if encrypt => Ok(Mode::CbcEnc(cbc::Encryptor::new(c, &iv))),
-            "cbc" => Ok(Mode::CbcDec(cbc::Decryptor::new(c, &iv))),
-            "cfb" => Ok(Mode::Cfb(cfb::Cfb::new(c, &iv))),
-            "ofb" => Ok(Mode::Ofb(ofb::Ofb::new(c, &iv))),
-            "ctr" => Ok(Mode::Ctr(ctr::Ctr::new(c, &iv))),
-            _ => Err(PyValueError::new_err(format!(
-                "unknown mode {mode:?}: one of ecb, cbc, cfb, ofb, ctr"
-            ))),
-        })?;
+        let mode = match (mode, padding) {
+            ("ecb", false) => Mode::Ecb,
+            ("ecb", true) => Mode::EcbPkcs7,
+            ("cbc", false) => Mode::Cbc(iv),
+            ("cbc", true) => Mode::CbcPkcs7(iv),
+            ("cfb" | "ofb" | "ctr", true) => {
+                return Err(PyValueError::new_err("padding applies to ECB and CBC only"));
+            }
+            ("cfb", false) => Mode::Cfb(iv),
+            ("ofb", false) => Mode::Ofb(iv),
+            ("ctr", false) => Mode::Ctr(iv),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown mode {mode:?}: one of ecb, cbc, cfb, ofb, ctr"
+                )));
+            }
+        };
+        let dir = if encrypt {
+            Direction::Encrypt
+        } else {
+            Direction::Decrypt
+        };
         Ok(Stream {
-            cell,
-            encrypt,
-            padding,
-            pending: Zeroizing::new(Vec::new()),
-            done: false,
+            inner: Shared::new(shangmi::sm4::Stream::with_cipher(cipher.clone(), mode, dir)),
         })
     }
+}
 
-    /// Runs the mode over `buf` in place (whole blocks for ECB and CBC).
-    fn apply(cell: &mut ModeCell, encrypt: bool, buf: &mut [u8]) -> Result<(), ModeError> {
-        cell.with_dependent_mut(|_, m| match m {
-            Mode::Ecb(c) if encrypt => ecb::encrypt(c, buf),
-            Mode::Ecb(c) => ecb::decrypt(c, buf),
-            Mode::CbcEnc(e) => e.encrypt_blocks(buf),
-            Mode::CbcDec(d) => d.decrypt_blocks(buf),
-            Mode::Cfb(f) if encrypt => {
-                f.encrypt(buf);
-                Ok(())
-            }
-            Mode::Cfb(f) => {
-                f.decrypt(buf);
-                Ok(())
-            }
-            Mode::Ofb(o) => {
-                o.apply_keystream(buf);
-                Ok(())
-            }
-            Mode::Ctr(c) => {
-                c.apply_keystream(buf);
-                Ok(())
-            }
-        })
-    }
-
-    fn block_mode(&mut self) -> bool {
-        self.cell.with_dependent_mut(|_, m| {
-            matches!(m, Mode::Ecb(_) | Mode::CbcEnc(_) | Mode::CbcDec(_))
-        })
+fn stream_error(e: ModeError) -> PyErr {
+    match e {
+        ModeError::Finished => finalized("stream"),
+        ModeError::InvalidLength => {
+            PyValueError::new_err("the data is not a whole number of 16-byte blocks")
+        }
+        e => padding_error(e),
     }
 }
 
 #[pymethods]
 impl Stream {
     fn update<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         data: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        if self.done {
-            return Err(PyValueError::new_err("the stream is finalized"));
-        }
         let d = crate::data(data, "data")?;
-        let mut buf = if self.block_mode() {
-            self.pending.extend_from_slice(&d);
-            let mut take = self.pending.len() / 16 * 16;
-            if !self.encrypt && self.padding && take == self.pending.len() {
-                // Hold back the last block: it may be the padding.
-                take = take.saturating_sub(16);
-            }
-            let rest = self.pending.split_off(take);
-            core::mem::replace(&mut *self.pending, rest)
-        } else {
-            d.to_vec()
-        };
-        let (cell, enc) = (&mut self.cell, self.encrypt);
-        run(py, buf.len(), || Stream::apply(cell, enc, &mut buf)).map_err(value_error)?;
-        let out = PyBytes::new(py, &buf);
-        zeroize::Zeroize::zeroize(&mut buf);
-        Ok(out)
+        let inner = &self.inner;
+        // The output's size is only known under the lock: made there, into a private buffer
+        // (wiped when dropped), then copied into the `bytes`.
+        let out = run(py, d.len(), || {
+            inner.with(|s| {
+                let need = s.update_len(d.len()).ok_or(ModeError::InvalidLength)?;
+                let mut out = Zeroizing::new(vec![0u8; need]);
+                s.update(&d, &mut out)?;
+                Ok(out)
+            })
+        })
+        .map_err(stream_error)?;
+        Ok(PyBytes::new(py, &out))
     }
 
-    fn finalize<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        if self.done {
-            return Err(PyValueError::new_err("the stream is finalized"));
-        }
-        self.done = true;
-        if !self.block_mode() {
-            return Ok(PyBytes::new(py, b""));
-        }
-        let mut last = core::mem::take(&mut *self.pending);
-        match (self.padding, self.encrypt) {
-            (false, _) => {
-                if !last.is_empty() {
-                    return Err(PyValueError::new_err(
-                        "the data is not a whole number of 16-byte blocks",
-                    ));
-                }
-            }
-            (true, true) => modes::padding::pad(&mut last),
-            (true, false) => {
-                if last.len() != 16 {
-                    return Err(PyValueError::new_err(
-                        "the data is not a non-empty whole number of 16-byte blocks",
-                    ));
-                }
-            }
-        }
-        Stream::apply(&mut self.cell, self.encrypt, &mut last).map_err(value_error)?;
-        if self.padding && !self.encrypt {
-            let block: &[u8; 16] = last[..].try_into().expect("one block");
-            match modes::padding::unpad_len(block) {
-                Ok(n) => last.truncate(16 - n),
-                Err(e) => {
-                    zeroize::Zeroize::zeroize(&mut last);
-                    return Err(padding_error(e));
-                }
-            }
-        }
-        let out = PyBytes::new(py, &last);
-        zeroize::Zeroize::zeroize(&mut last);
-        Ok(out)
+    fn finalize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let out = self
+            .inner
+            .with(|s| {
+                let mut out = Zeroizing::new(vec![0u8; s.finish_len()]);
+                let n = s.finish(&mut out)?;
+                out.truncate(n);
+                Ok(out)
+            })
+            .map_err(stream_error)?;
+        Ok(PyBytes::new(py, &out))
     }
 }
 
@@ -850,10 +772,9 @@ impl Xts {
 }
 
 /// SM4-CMAC (NIST SP 800-38B with SM4), streaming.
-#[pyclass(name = "SM4CMAC", module = "shangmi")]
-#[derive(Clone)]
+#[pyclass(name = "SM4CMAC", module = "shangmi", frozen)]
 pub(crate) struct Cmac {
-    inner: modes::mac::Cmac,
+    inner: Shared<modes::mac::Cmac>,
 }
 
 #[pymethods]
@@ -861,31 +782,33 @@ impl Cmac {
     #[new]
     fn new(key: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(Cmac {
-            inner: modes::mac::Cmac::new(&*key16(key)?),
+            inner: Shared::new(modes::mac::Cmac::new(&*key16(key)?)),
         })
     }
 
-    fn update(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let d = crate::data(data, "data")?;
-        let inner = &mut self.inner;
-        run(py, d.len(), || inner.update(&d));
+        let inner = &self.inner;
+        run(py, d.len(), || inner.with(|m| m.update(&d)));
         Ok(())
     }
 
     /// The 16-byte tag of everything fed so far (the object stays usable).
     fn digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.clone().finalize())
+        PyBytes::new(py, &self.inner.with(|m| m.clone().finalize()))
     }
 
-    /// Checks `tag` (16 bytes, or a truncation of at least 4) in constant time; raises
-    /// `InvalidTag` on a mismatch.
-    fn verify(&self, tag: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Checks `tag` in constant time; raises `InvalidTag` on a mismatch. The tag is the full
+    /// 16 bytes unless the protocol truncates it: then pass its fixed length as
+    /// `tag_length` (8 to 16). The received tag's own length never decides it, so a prefix
+    /// of the right tag is refused.
+    #[pyo3(signature = (tag, tag_length=16))]
+    fn verify(&self, tag: &Bound<'_, PyAny>, tag_length: usize) -> PyResult<()> {
         let t = data(tag, "tag")?;
-        let r = if t.len() == 16 {
-            self.inner.clone().verify(&t)
-        } else {
-            self.inner.clone().verify_truncated(&t, t.len())
-        };
+        let r = self
+            .inner
+            .with(|m| m.clone())
+            .verify_truncated(&t, tag_length);
         r.map_err(|e| match e {
             ModeError::Decrypt => InvalidTag::new_err("SM4-CMAC mismatch"),
             e => value_error(e),
@@ -893,7 +816,9 @@ impl Cmac {
     }
 
     fn copy(&self) -> Self {
-        self.clone()
+        Cmac {
+            inner: Shared::new(self.inner.with(|m| m.clone())),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use shangmi::sm3;
 
-use crate::{data, hex, run};
+use crate::{Shared, data, hex, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sm3>()?;
@@ -20,10 +20,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// SM3 as a `hashlib` object: `sm3(b"abc").hexdigest()`, `update`, `copy`; also a
 /// `digestmod` for `hmac.new(key, msg, shangmi.sm3)`.
-#[pyclass(name = "sm3", module = "shangmi")]
-#[derive(Clone)]
+#[pyclass(name = "sm3", module = "shangmi", frozen)]
 pub(crate) struct Sm3 {
-    inner: sm3::Sm3,
+    inner: Shared<sm3::Sm3>,
 }
 
 #[pymethods]
@@ -36,8 +35,8 @@ impl Sm3 {
         usedforsecurity: bool,
     ) -> PyResult<Self> {
         let _ = usedforsecurity;
-        let mut h = Sm3 {
-            inner: sm3::Sm3::new(),
+        let h = Sm3 {
+            inner: Shared::new(sm3::Sm3::new()),
         };
         if let Some(d) = data {
             h.update(py, d)?;
@@ -46,24 +45,26 @@ impl Sm3 {
     }
 
     /// Feeds more data.
-    fn update(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let d = crate::data(data, "data")?;
-        let inner = &mut self.inner;
-        run(py, d.len(), || inner.update(&d));
+        let inner = &self.inner;
+        run(py, d.len(), || inner.with(|h| h.update(&d)));
         Ok(())
     }
 
     /// The digest of everything fed so far (the object stays usable).
     fn digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.clone().finalize())
+        PyBytes::new(py, &self.inner.with(|h| h.clone().finalize()))
     }
 
     fn hexdigest(&self) -> String {
-        hex(&self.inner.clone().finalize())
+        hex(&self.inner.with(|h| h.clone().finalize()))
     }
 
     fn copy(&self) -> Self {
-        self.clone()
+        Sm3 {
+            inner: Shared::new(self.inner.with(|h| h.clone())),
+        }
     }
 
     #[getter]
@@ -96,10 +97,9 @@ fn sm3_digest<'py>(py: Python<'py>, data: &Bound<'_, PyAny>) -> PyResult<Bound<'
 }
 
 /// HMAC-SM3 as a streaming object with constant-time verification.
-#[pyclass(name = "HMACSM3", module = "shangmi")]
-#[derive(Clone)]
+#[pyclass(name = "HMACSM3", module = "shangmi", frozen)]
 pub(crate) struct HmacSm3 {
-    inner: sm3::HmacSm3,
+    inner: Shared<sm3::HmacSm3>,
 }
 
 #[pymethods]
@@ -107,37 +107,39 @@ impl HmacSm3 {
     #[new]
     fn new(key: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(HmacSm3 {
-            inner: sm3::HmacSm3::new(&data(key, "key")?),
+            inner: Shared::new(sm3::HmacSm3::new(&data(key, "key")?)),
         })
     }
 
-    fn update(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let d = crate::data(data, "data")?;
-        let inner = &mut self.inner;
-        run(py, d.len(), || inner.update(&d));
+        let inner = &self.inner;
+        run(py, d.len(), || inner.with(|h| h.update(&d)));
         Ok(())
     }
 
     /// The MAC of everything fed so far (the object stays usable).
     fn digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.inner.clone().finalize())
+        PyBytes::new(py, &self.inner.with(|h| h.clone().finalize()))
     }
 
     fn hexdigest(&self) -> String {
-        hex(&self.inner.clone().finalize())
+        hex(&self.inner.with(|h| h.clone().finalize()))
     }
 
     /// Compares `tag` with the MAC in constant time; raises `InvalidTag` on a mismatch.
     fn verify(&self, tag: &Bound<'_, PyAny>) -> PyResult<()> {
         let t = data(tag, "tag")?;
         self.inner
-            .clone()
+            .with(|h| h.clone())
             .verify(&t)
             .map_err(|_| crate::InvalidTag::new_err("HMAC-SM3 mismatch"))
     }
 
     fn copy(&self) -> Self {
-        self.clone()
+        HmacSm3 {
+            inner: Shared::new(self.inner.with(|h| h.clone())),
+        }
     }
 
     #[getter]

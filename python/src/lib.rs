@@ -105,6 +105,28 @@ pub(crate) fn hex(b: &[u8]) -> String {
     base16ct::lower::encode_string(b)
 }
 
+/// The state of an object whose methods change it, shared safely between Python threads
+/// (as pyca's objects are): methods take `&self` (the class is `frozen`, so PyO3's borrow
+/// flag never raises "Already borrowed") and run on the state under this lock. The lock is
+/// only ever taken inside the closure given to [`run`], so a thread waiting for it while
+/// holding the GIL cannot block the thread that holds it: that one releases the lock
+/// before it asks for the GIL back.
+pub(crate) struct Shared<T>(std::sync::Mutex<T>);
+
+impl<T> Shared<T> {
+    pub(crate) fn new(value: T) -> Self {
+        Shared(std::sync::Mutex::new(value))
+    }
+
+    /// Runs `f` on the state. A panic in an earlier call cannot leave the state half
+    /// changed in a way that matters here (every change is one library call), so a poisoned
+    /// lock is taken as it is.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut guard)
+    }
+}
+
 /// Runs `f` with the GIL released when `len` is large enough to be worth it.
 pub(crate) fn run<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
     if len >= RELEASE_GIL_AT {

@@ -108,13 +108,12 @@ impl PrivateKey {
     #[staticmethod]
     fn from_hex(hex: &str) -> PyResult<Self> {
         // Decoded without branching on the digits: they are the key.
-        let mut d = Zeroizing::new([0u8; 32]);
-        match base16ct::mixed::decode(hex.trim(), &mut d[..]) {
-            Ok(b) if b.len() == 32 => {}
-            _ => return Err(PyValueError::new_err("private key: expected 64 hex digits")),
-        }
+        let d = shangmi::hex::decode_secret(hex.as_bytes())
+            .filter(|d| d.len() == 32)
+            .ok_or_else(|| PyValueError::new_err("private key: expected 64 hex digits"))?;
+        let d: &[u8; 32] = d.as_slice().try_into().expect("32 bytes, checked");
         Ok(PrivateKey {
-            inner: SigningKey::from_bytes(&d).map_err(err)?,
+            inner: SigningKey::from_bytes(d).map_err(err)?,
         })
     }
 
@@ -150,17 +149,7 @@ impl PrivateKey {
             .map(|p| crate::data(p, "password").map(|d| Zeroizing::new(d.to_vec())))
             .transpose()?;
         let inner = py
-            .detach(|| {
-                if sm2::is_encrypted_pkcs8_der(&der) {
-                    match &pw {
-                        Some(p) => SigningKey::from_pkcs8_encrypted_der(&der, p),
-                        None => Err(KeyFileError::PasswordRequired),
-                    }
-                } else {
-                    SigningKey::from_pkcs8_der(&der)
-                        .or_else(|e| SigningKey::from_sec1_der(&der).map_err(|_| e))
-                }
-            })
+            .detach(|| SigningKey::from_der(&der, pw.as_ref().map(|p| p.as_slice())))
             .map_err(key_err)?;
         Ok(PrivateKey { inner })
     }

@@ -55,6 +55,9 @@ def test_hmac_module_and_pyca(pyca):
             mac.verify(ours)
             with pytest.raises(shangmi.InvalidTag):
                 mac.verify(bytes(32))
+            for k in (0, 1, 16, 31):
+                with pytest.raises(shangmi.InvalidTag):
+                    mac.verify(ours[:k])
 
 
 def test_against_pyca_and_openssl_hashlib(pyca):

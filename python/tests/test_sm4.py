@@ -124,9 +124,20 @@ def test_cmac_against_pyca():
         m.update(data)
         assert m.digest() == tag
         m.verify(tag)
-        m.verify(tag[:8])
         with pytest.raises(shangmi.InvalidTag):
             m.verify(bytes(16))
+        # The caller fixes a truncated tag's length; the received tag's own length never
+        # does, so every prefix of the real tag is refused by default.
+        for k in range(0, 16):
+            with pytest.raises(shangmi.InvalidTag):
+                m.verify(tag[:k])
+        m.verify(tag[:8], tag_length=8)
+        with pytest.raises(shangmi.InvalidTag):
+            m.verify(tag[:9], tag_length=8)
+        with pytest.raises(shangmi.InvalidTag):
+            m.verify(tag, tag_length=8)
+        with pytest.raises(ValueError):
+            m.verify(tag[:4], tag_length=4)
 
 
 def test_aead_round_trips_and_failures():

@@ -3,7 +3,10 @@
  * Every function returns a shangmi_status (0 = SHANGMI_STATUS_OK) and never unwinds into the caller.
  * Output buffers: pass (out, out_cap, &out_len). On success out_len is the bytes written; with
  * out == NULL, or out_cap too small (SHANGMI_STATUS_ERR_BUFFER_TOO_SMALL), out_len is the size needed
- * for this exact input (an upper bound where only decryption can tell, e.g. padded plaintext). */
+ * for this exact input (an upper bound where only decryption can tell, e.g. padded plaintext).
+ * After any other failure out_len is 0 and the part of out the call had started to use is zeroed:
+ * no partial or unauthenticated output is ever left behind. in and out may be the same buffer.
+ * Errors never print: a caught internal panic is SHANGMI_STATUS_ERR_INTERNAL, silently. */
 
 #ifndef SHANGMI_H
 #define SHANGMI_H
@@ -90,7 +93,8 @@ typedef struct shangmi_sm2_public_key shangmi_sm2_public_key;
 // A streaming SM3 computation.
 typedef struct shangmi_sm3_ctx shangmi_sm3_ctx;
 
-// A streaming SM4 context for the raw modes.
+// A streaming SM4 context for the raw modes: the library's [`Stream`], which owns its key
+// schedule and knows every call's output size.
 typedef struct shangmi_sm4_stream shangmi_sm4_stream;
 
 #ifdef __cplusplus
@@ -633,7 +637,7 @@ enum shangmi_status shangmi_sm4_stream_dup(const struct shangmi_sm4_stream *s,
 //
 // # Safety
 // `s` is a live stream used by no other thread now; `in`/`out`/`out_len` as in shangmi.h
-// (`in` and `out` may be the same buffer).
+// (`in` and `out` may be the same buffer, or overlap).
 enum shangmi_status shangmi_sm4_stream_update(struct shangmi_sm4_stream *s,
                                               const uint8_t *src,
                                               size_t len,

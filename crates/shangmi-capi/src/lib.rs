@@ -6,13 +6,18 @@
 //! - it never writes past `out_cap`: the size it needs is reported in `*out_len` (exact, or an
 //!   upper bound where only decryption can tell) and nothing is written when it does not fit;
 //! - a failed check (tag, padding, signature, SM2 decryption) returns
-//!   `SHANGMI_STATUS_ERR_AUTHENTICATION` and leaves no plaintext in the caller's buffer;
+//!   `SHANGMI_STATUS_ERR_AUTHENTICATION` and leaves no plaintext in the caller's buffer: after
+//!   any failure but `ErrBufferTooSmall`, `*out_len` is 0 and the output the call had been
+//!   handed is zeroed (`guard_out`);
+//! - it prints nothing: a panic is caught silently (the host's own panics still report);
 //! - handles are opaque, made by `*_new`/`*_from_*`/`*_generate` and released by `*_free`
 //!   (which accepts NULL); secret state is wiped when freed.
 
 #![allow(non_camel_case_types)]
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 pub mod sm2;
 pub mod sm3;
@@ -44,13 +49,88 @@ pub enum shangmi_status {
 
 pub(crate) type Result<T = ()> = core::result::Result<T, shangmi_status>;
 
+thread_local! {
+    /// Whether this thread is inside [`guard`], whose panics are reported as a status alone.
+    static GUARDED: Cell<bool> = const { Cell::new(false) };
+    /// How many bytes of the caller's output [`output`] has handed to the call in progress:
+    /// what [`guard_out`] zeroes if the call then fails (memory it never handed out, it
+    /// leaves alone).
+    static HANDED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Installs, once, a panic hook that stays silent for panics inside [`guard`] (a library
+/// does not print on its host's stderr) and hands every other panic to the hook that was
+/// there before, so the host's own Rust code reports as it did.
+fn quiet_guarded_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// Runs `f`, turning a panic into `ErrInternal` so nothing unwinds across the boundary.
 pub(crate) fn guard(f: impl FnOnce() -> Result) -> shangmi_status {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    quiet_guarded_panics();
+    let outer = GUARDED.with(|g| g.replace(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    match result {
         Ok(Ok(())) => shangmi_status::Ok,
         Ok(Err(e)) => e,
         Err(_) => shangmi_status::ErrInternal,
     }
+}
+
+/// [`guard`] for a call with an output buffer, keeping the rule that a failure leaves
+/// nothing behind: `*out_len` is 0 after any failure except `ErrBufferTooSmall` (where it is
+/// the size needed), and output already handed to the computation (by [`output`]) is zeroed.
+///
+/// # Safety
+/// `out_len` NULL or writable; `out` NULL or `out_cap` writable bytes.
+pub(crate) unsafe fn guard_out(
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+    f: impl FnOnce() -> Result,
+) -> shangmi_status {
+    if out_len.is_null() {
+        return shangmi_status::ErrNullPointer;
+    }
+    // SAFETY: non-null and writable by the caller's contract.
+    unsafe { *out_len = 0 };
+    HANDED.with(|h| h.set(0));
+    let status = guard(f);
+    let handed = HANDED.with(|h| h.replace(0));
+    if !matches!(
+        status,
+        shangmi_status::Ok | shangmi_status::ErrBufferTooSmall
+    ) {
+        if handed > 0 && handed <= out_cap && !out.is_null() {
+            // SAFETY: `out` has `out_cap >= handed` writable bytes; the computation's slices
+            // over it ended with `f`.
+            unsafe { core::ptr::write_bytes(out, 0, handed) };
+        }
+        // SAFETY: as above.
+        unsafe { refused(out_len, status) };
+    }
+    status
+}
+
+/// Returns `status` for a call refused before any output, with `*out_len` 0.
+///
+/// # Safety
+/// `out_len` NULL or writable.
+pub(crate) unsafe fn refused(out_len: *mut usize, status: shangmi_status) -> shangmi_status {
+    if !out_len.is_null() {
+        // SAFETY: non-null and writable by the caller's contract.
+        unsafe { *out_len = 0 };
+    }
+    status
 }
 
 /// A C buffer as a slice: NULL is allowed only for length 0.
@@ -63,6 +143,11 @@ pub(crate) unsafe fn input<'a>(p: *const u8, len: usize) -> Result<&'a [u8]> {
     }
     if p.is_null() {
         return Err(shangmi_status::ErrNullPointer);
+    }
+    // No object is longer than isize::MAX bytes: such a length is a caller's error, refused
+    // before anything is read (a slice that long would be undefined behaviour).
+    if isize::try_from(len).is_err() {
+        return Err(shangmi_status::ErrInvalidArgument);
     }
     // SAFETY: non-null and, by the caller's contract, `len` readable bytes.
     Ok(unsafe { core::slice::from_raw_parts(p, len) })
@@ -97,12 +182,13 @@ pub(crate) unsafe fn output<'a>(
     }
     // SAFETY: non-null and writable by the caller's contract.
     unsafe { *out_len = need };
-    if out.is_null() || out_cap < need {
-        return Err(shangmi_status::ErrBufferTooSmall);
-    }
     if need == 0 {
         return Ok(&mut []);
     }
+    if out.is_null() || out_cap < need {
+        return Err(shangmi_status::ErrBufferTooSmall);
+    }
+    HANDED.with(|h| h.set(h.get().max(need)));
     // SAFETY: `out` is non-null with `out_cap >= need` writable bytes.
     Ok(unsafe { core::slice::from_raw_parts_mut(out, need) })
 }
@@ -123,7 +209,7 @@ pub(crate) unsafe fn room(
     }
     // SAFETY: non-null and writable by the caller's contract.
     unsafe { *out_len = need };
-    if out.is_null() || out_cap < need {
+    if need > 0 && (out.is_null() || out_cap < need) {
         return Err(shangmi_status::ErrBufferTooSmall);
     }
     Ok(())

@@ -11,7 +11,8 @@ use shangmi::sm2::{
 use zeroize::Zeroizing;
 
 use crate::{
-    Result, fixed, fixed_out, give, guard, handle, input, output, release, room, shangmi_status,
+    Result, fixed, fixed_out, give, guard, guard_out, handle, input, output, release, room,
+    shangmi_status,
 };
 
 /// DER signatures (SEQUENCE of two INTEGERs, at most 72 bytes), as OpenSSL writes them.
@@ -208,12 +209,7 @@ pub unsafe extern "C" fn shangmi_sm2_private_key_from_der(
                 self::password(password, password_len)?,
             )
         };
-        let k = if sm2::is_encrypted_pkcs8_der(d) {
-            SigningKey::from_pkcs8_encrypted_der(d, pw.ok_or(shangmi_status::ErrInvalidKey)?)
-        } else {
-            SigningKey::from_pkcs8_der(d).or_else(|e| SigningKey::from_sec1_der(d).map_err(|_| e))
-        }
-        .map_err(key_err)?;
+        let k = SigningKey::from_der(d, pw).map_err(key_err)?;
         // SAFETY: the caller's contract above.
         unsafe { give(out, shangmi_sm2_private_key { inner: k }) }
     })
@@ -233,7 +229,7 @@ pub unsafe extern "C" fn shangmi_sm2_private_key_to_pem(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
         let (k, pw) = unsafe { (handle(key)?, self::password(password, password_len)?) };
         let pem = Zeroizing::new(match pw {
@@ -245,7 +241,9 @@ pub unsafe extern "C" fn shangmi_sm2_private_key_to_pem(
         });
         // SAFETY: the caller's contract above.
         unsafe { put_text(out, out_cap, out_len, &pem) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// PKCS#8 DER; with a non-NULL `password`, encrypted.
@@ -261,7 +259,7 @@ pub unsafe extern "C" fn shangmi_sm2_private_key_to_der(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
         let (k, pw) = unsafe { (handle(key)?, self::password(password, password_len)?) };
         let der = match pw {
@@ -274,7 +272,9 @@ pub unsafe extern "C" fn shangmi_sm2_private_key_to_der(
         };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &der) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// The 32-byte scalar.
@@ -405,7 +405,7 @@ pub unsafe extern "C" fn shangmi_sm2_public_key_to_bytes(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
         let k = unsafe { handle(key)? };
         // SAFETY: the caller's contract above.
@@ -417,7 +417,9 @@ pub unsafe extern "C" fn shangmi_sm2_public_key_to_bytes(
                 &k.inner.to_sec1_bytes(compressed != 0),
             )
         }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// PEM (`PUBLIC KEY`), NUL-terminated (`*out_len` counts the NUL).
@@ -431,13 +433,15 @@ pub unsafe extern "C" fn shangmi_sm2_public_key_to_pem(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
         let k = unsafe { handle(key)? };
         let pem = k.inner.to_public_key_pem().map_err(key_err)?;
         // SAFETY: the caller's contract above.
         unsafe { put_text(out, out_cap, out_len, &pem) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// DER (SubjectPublicKeyInfo).
@@ -451,13 +455,15 @@ pub unsafe extern "C" fn shangmi_sm2_public_key_to_der(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
         let k = unsafe { handle(key)? };
         let der = k.inner.to_public_key_der().map_err(key_err)?;
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &der) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// Frees a public key (NULL is ignored).
@@ -505,7 +511,7 @@ pub unsafe extern "C" fn shangmi_sm2_sign(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         let bound = if encoding == SHANGMI_SIG_RAW { 64 } else { 72 };
         // Sized before signing, so a size query costs no signature; no slice over `out`
         // exists while the message (which may overlap it) is read.
@@ -518,7 +524,9 @@ pub unsafe extern "C" fn shangmi_sm2_sign(
         };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &sig) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// Signs a precomputed 32-byte e.
@@ -534,7 +542,7 @@ pub unsafe extern "C" fn shangmi_sm2_sign_digest(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
         let (k, e) = unsafe { (handle(key)?, fixed::<32>(digest)?) };
         let bound = if encoding == SHANGMI_SIG_RAW { 64 } else { 72 };
@@ -543,7 +551,9 @@ pub unsafe extern "C" fn shangmi_sm2_sign_digest(
         let sig = encode(&k.inner.sign_digest(&e).map_err(err)?, encoding)?;
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &sig) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// `SHANGMI_STATUS_OK` when `sig` signs `msg` under `key` and `id`;
@@ -614,7 +624,7 @@ pub unsafe extern "C" fn shangmi_sm2_encrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         let f = self::format(format)?;
         let bound = match f {
             Format::Der => len.checked_add(126),
@@ -631,7 +641,9 @@ pub unsafe extern "C" fn shangmi_sm2_encrypt(
         };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &ct) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// Decrypts `ct` (in `format`); at most `len` bytes of plaintext. Any failure (malformed,
@@ -649,7 +661,7 @@ pub unsafe extern "C" fn shangmi_sm2_decrypt(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         let f = self::format(format)?;
         // SAFETY: the caller's contract above.
         unsafe { room(out, out_cap, out_len, len)? };
@@ -665,7 +677,9 @@ pub unsafe extern "C" fn shangmi_sm2_decrypt(
         };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, &pt) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// A fresh ephemeral key for one exchange.
@@ -787,12 +801,14 @@ pub unsafe extern "C" fn shangmi_sm2_agreement_key(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
         let a = unsafe { handle(a)? };
         // SAFETY: the caller's contract above.
         unsafe { put(out, out_cap, out_len, a.inner.key()) }
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// This side's 32-byte confirmation value to send (S_B from the responder, S_A from the

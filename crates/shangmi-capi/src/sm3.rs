@@ -118,15 +118,11 @@ pub unsafe extern "C" fn shangmi_hmac_sm3(
     out: *mut u8,
 ) -> shangmi_status {
     guard(|| {
+        // The tag is computed before a slice over `out` exists: `out` may overlap the inputs.
         // SAFETY: the caller's contract above.
-        let (k, d, o) = unsafe {
-            (
-                input(key, key_len)?,
-                input(data, len)?,
-                fixed_out::<32>(out)?,
-            )
-        };
-        *o = sm3::hmac(k, d);
+        let tag = unsafe { sm3::hmac(input(key, key_len)?, input(data, len)?) };
+        // SAFETY: the caller's contract above; the input slices are no longer used.
+        *unsafe { fixed_out::<32>(out)? } = tag;
         Ok(())
     })
 }
@@ -168,15 +164,18 @@ pub unsafe extern "C" fn shangmi_pbkdf2_sm3(
     out_len: usize,
 ) -> shangmi_status {
     guard(|| {
+        // Derived into a private buffer first: `out` may overlap the password or the salt, and
+        // no slice over it may exist while they are read.
+        let mut key = zeroize::Zeroizing::new(Vec::new());
+        key.try_reserve_exact(out_len)
+            .map_err(|_| shangmi_status::ErrInvalidArgument)?;
+        key.resize(out_len, 0);
         // SAFETY: the caller's contract above.
-        let (p, s, o) = unsafe {
-            (
-                input(password, password_len)?,
-                input(salt, salt_len)?,
-                exact_out(out, out_len)?,
-            )
-        };
-        sm3::pbkdf2(p, s, iterations, o).map_err(|_| shangmi_status::ErrInvalidArgument)
+        let (p, s) = unsafe { (input(password, password_len)?, input(salt, salt_len)?) };
+        sm3::pbkdf2(p, s, iterations, &mut key).map_err(|_| shangmi_status::ErrInvalidArgument)?;
+        // SAFETY: the caller's contract above; the input slices are no longer used.
+        unsafe { exact_out(out, out_len)? }.copy_from_slice(&key);
+        Ok(())
     })
 }
 

@@ -6,14 +6,13 @@
 
 use core::ffi::c_int;
 
-use self_cell::self_cell;
-use shangmi::sm4::modes::{self, Error as ModeError, cbc, cfb, ctr, ecb, ofb, xts};
-use shangmi::sm4::{Sm4, Sm4Ccm, Sm4Gcm};
-use zeroize::{Zeroize, Zeroizing};
+use shangmi::sm4::modes::{self, Error as ModeError, cbc, cfb, ctr, ecb, ofb, padding, xts};
+use shangmi::sm4::{Direction, Mode, Sm4, Sm4Ccm, Sm4Gcm, Stream};
+use zeroize::Zeroizing;
 
 use crate::{
-    Result, fixed, fixed_out, give, guard, handle, handle_mut, input, output, release, room,
-    shangmi_status, written,
+    Result, fixed, fixed_out, give, guard, guard_out, handle, handle_mut, input, output, release,
+    room, shangmi_status, written,
 };
 
 /// ECB mode (for `shangmi_sm4_stream_new`).
@@ -35,6 +34,8 @@ fn mode_err(e: ModeError) -> shangmi_status {
     match e {
         ModeError::Decrypt => shangmi_status::ErrAuthentication,
         ModeError::InvalidKey => shangmi_status::ErrInvalidKey,
+        ModeError::BufferTooSmall => shangmi_status::ErrBufferTooSmall,
+        ModeError::Finished => shangmi_status::ErrState,
         _ => shangmi_status::ErrInvalidArgument,
     }
 }
@@ -50,16 +51,13 @@ unsafe fn move_in(dst: &mut [u8], src: *const u8, len: usize) -> Result {
     if src.is_null() {
         return Err(shangmi_status::ErrNullPointer);
     }
-    debug_assert!(dst.len() >= len);
+    if dst.len() < len {
+        return Err(shangmi_status::ErrInternal);
+    }
     // SAFETY: `src` has `len` readable bytes, `dst` at least `len` writable ones; `copy` is
     // memmove, correct when they overlap.
     unsafe { core::ptr::copy(src, dst.as_mut_ptr(), len) };
     Ok(())
-}
-
-/// The padded length of `len` bytes (PKCS#7 always adds 1 to 16).
-fn padded(len: usize) -> usize {
-    len / 16 * 16 + 16
 }
 
 /// Runs a whole-data transform on `in` -> `out` where the output is as long as the input.
@@ -75,17 +73,16 @@ unsafe fn same_length(
     out_len: *mut usize,
     f: impl FnOnce(&mut [u8]) -> Result,
 ) -> shangmi_status {
-    guard(|| {
+    // `guard_out` zeroes the output when `f` fails.
+    let run = || {
         // SAFETY: the caller's contract above.
         let o = unsafe { output(out, out_cap, out_len, len)? };
         // SAFETY: the caller's contract above.
         unsafe { move_in(o, src, len)? };
-        let r = f(o);
-        if r.is_err() {
-            o.zeroize();
-        }
-        r
-    })
+        f(o)
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// SM4-ECB. `padding` non-zero adds (encrypting) or checks and removes (decrypting) PKCS#7;
@@ -136,27 +133,20 @@ pub unsafe extern "C" fn shangmi_sm4_cbc(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
-        // SAFETY: the caller's contract above.
-        let iv = unsafe { fixed::<16>(iv)? };
-        // SAFETY: the caller's contract above.
-        match unsafe {
-            block_mode(
-                key,
-                Some(iv),
-                encrypt != 0,
-                padding != 0,
-                src,
-                len,
-                out,
-                out_cap,
-                out_len,
-            )
-        } {
-            shangmi_status::Ok => Ok(()),
-            e => Err(e),
-        }
-    })
+    // SAFETY: the caller's contract above.
+    unsafe {
+        block_mode(
+            key,
+            Some(iv),
+            encrypt != 0,
+            padding != 0,
+            src,
+            len,
+            out,
+            out_cap,
+            out_len,
+        )
+    }
 }
 
 /// ECB (`iv` None) or CBC, with or without padding.
@@ -166,7 +156,7 @@ pub unsafe extern "C" fn shangmi_sm4_cbc(
 #[allow(clippy::too_many_arguments)]
 unsafe fn block_mode(
     key: *const u8,
-    iv: Option<[u8; 16]>,
+    iv: Option<*const u8>,
     encrypt: bool,
     padding: bool,
     src: *const u8,
@@ -175,49 +165,45 @@ unsafe fn block_mode(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract.
         let c = Sm4::new(&Zeroizing::new(unsafe { fixed::<16>(key)? }));
-        let run = |buf: &mut [u8], enc: bool| match (iv, enc) {
-            (None, true) => ecb::encrypt(&c, buf),
-            (None, false) => ecb::decrypt(&c, buf),
-            (Some(iv), true) => cbc::Encryptor::new(&c, &iv).encrypt_blocks(buf),
-            (Some(iv), false) => cbc::Decryptor::new(&c, &iv).decrypt_blocks(buf),
-        };
-        if !padding {
-            if !len.is_multiple_of(16) {
+        // SAFETY: the caller's contract.
+        let iv = iv.map(|p| unsafe { fixed::<16>(p) }).transpose()?;
+        let need = match (padding, encrypt) {
+            (true, true) => padding::padded_len(len).ok_or(shangmi_status::ErrInvalidArgument)?,
+            (false, _) if !len.is_multiple_of(16) => {
                 return Err(shangmi_status::ErrInvalidArgument);
             }
-            // SAFETY: the caller's contract.
-            let o = unsafe { output(out, out_cap, out_len, len)? };
-            // SAFETY: the caller's contract.
-            unsafe { move_in(o, src, len)? };
-            return run(o, encrypt).map_err(mode_err);
-        }
-        if encrypt {
-            let need = padded(len);
-            // SAFETY: the caller's contract.
-            let o = unsafe { output(out, out_cap, out_len, need)? };
-            // SAFETY: the caller's contract.
-            unsafe { move_in(o, src, len)? };
-            o[len..].fill((need - len) as u8);
-            return run(o, true).map_err(mode_err);
-        }
-        // Decrypting with padding: the plaintext is at most len - 1 bytes; decrypt into a
-        // private buffer, check the padding, and only then copy out what fits.
-        if len == 0 || !len.is_multiple_of(16) {
-            return Err(shangmi_status::ErrInvalidArgument);
-        }
+            // Decrypting with padding: an upper bound until the padding is checked.
+            (true, false) if len == 0 || !len.is_multiple_of(16) => {
+                return Err(shangmi_status::ErrInvalidArgument);
+            }
+            _ => len,
+        };
         // SAFETY: the caller's contract.
-        let mut buf = Zeroizing::new(unsafe { crate::input(src, len)? }.to_vec());
-        run(&mut buf, false).map_err(mode_err)?;
-        let last: &[u8; 16] = buf[len - 16..].try_into().expect("16 bytes");
-        let pad = modes::padding::unpad_len(last).map_err(mode_err)?;
+        let o = unsafe { output(out, out_cap, out_len, need)? };
         // SAFETY: the caller's contract.
-        let o = unsafe { output(out, out_cap, out_len, len - pad)? };
-        o.copy_from_slice(&buf[..len - pad]);
+        unsafe { move_in(o, src, len)? };
+        let n = match (iv, encrypt, padding) {
+            (None, true, false) => ecb::encrypt(&c, o).map(|()| len),
+            (None, false, false) => ecb::decrypt(&c, o).map(|()| len),
+            (None, true, true) => ecb::encrypt_padded_in_place(&c, o, len),
+            (None, false, true) => ecb::decrypt_padded_in_place(&c, o),
+            (Some(iv), true, false) => cbc::Encryptor::new(&c, &iv).encrypt_blocks(o).map(|()| len),
+            (Some(iv), false, false) => {
+                cbc::Decryptor::new(&c, &iv).decrypt_blocks(o).map(|()| len)
+            }
+            (Some(iv), true, true) => cbc::encrypt_padded_in_place(&c, &iv, o, len),
+            (Some(iv), false, true) => cbc::decrypt_padded_in_place(&c, &iv, o),
+        }
+        .map_err(mode_err)?;
+        // SAFETY: `output` checked `out_len`.
+        unsafe { written(out_len, n) };
         Ok(())
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// SM4-CFB-128 (any length; `out` as long as `in`).
@@ -314,7 +300,8 @@ unsafe fn stream_once(
     };
     let (c, iv) = match guard_value(setup) {
         Ok(x) => x,
-        Err(e) => return e,
+        // SAFETY: the caller's contract.
+        Err(e) => return unsafe { crate::refused(out_len, e) },
     };
     // SAFETY: the caller's contract.
     unsafe { same_length(src, len, out, out_cap, out_len, |b| f(&c, &iv, b)) }
@@ -349,7 +336,8 @@ pub unsafe extern "C" fn shangmi_sm4_xts(
     };
     let (x, t) = match guard_value(setup) {
         Ok(v) => v,
-        Err(e) => return e,
+        // SAFETY: the caller's contract.
+        Err(e) => return unsafe { crate::refused(out_len, e) },
     };
     // SAFETY: the caller's contract above.
     unsafe {
@@ -416,7 +404,8 @@ unsafe fn seal(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    // `guard_out` zeroes the output (the plaintext moved in) when sealing fails.
+    let run = || {
         let a = a?;
         // SAFETY: the caller's contract.
         let (n, ad) = unsafe { (input(nonce, nonce_len)?, input(aad, aad_len)?) };
@@ -439,7 +428,9 @@ unsafe fn seal(
             }
         }
         Ok(())
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// # Safety
@@ -457,7 +448,8 @@ unsafe fn open(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    // `guard_out` zeroes the output (the plaintext moved in) when sealing fails.
+    let run = || {
         let a = a?;
         // SAFETY: the caller's contract.
         let (n, ad) = unsafe { (input(nonce, nonce_len)?, input(aad, aad_len)?) };
@@ -468,23 +460,28 @@ unsafe fn open(
         if src.is_null() {
             return Err(shangmi_status::ErrNullPointer);
         }
-        // The tag is read before the output is written: `out` may overlap it.
+        if isize::try_from(len).is_err() {
+            return Err(shangmi_status::ErrInvalidArgument);
+        }
+        // The size is settled before any input is read, and the tag read before the output
+        // is written (`out` may overlap it).
+        // SAFETY: the caller's contract; no slice over `out` is made.
+        unsafe { room(out, out_cap, out_len, body)? };
         // SAFETY: `src` has `len` = body + t readable bytes.
-        let tag = unsafe { input(src.add(body), t)? }.to_vec();
+        let tag = Zeroizing::new(unsafe { input(src.add(body), t)? }.to_vec());
         // SAFETY: the caller's contract.
         let o = unsafe { output(out, out_cap, out_len, body)? };
         // SAFETY: the caller's contract.
         unsafe { move_in(o, src, body)? };
-        // Both decryptions zero the buffer when the tag is wrong.
+        // Both decryptions zero the buffer when the tag is wrong, and so does `guard_out`.
         match &a {
             Aead::Gcm(g) => g.decrypt_in_place_detached(n, ad, o, &tag),
             Aead::Ccm(c) => c.decrypt_in_place_detached(n, ad, o, &tag),
         }
-        .map_err(|e| {
-            o.zeroize();
-            mode_err(e)
-        })
-    })
+        .map_err(mode_err)
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// SM4-GCM encryption: `out` receives ciphertext || tag (`len + tag_len` bytes). Nonces of 12
@@ -651,30 +648,11 @@ pub unsafe extern "C" fn shangmi_sm4_cmac(
     })
 }
 
-enum Mode<'a> {
-    Ecb(&'a Sm4),
-    CbcEnc(cbc::Encryptor<'a>),
-    CbcDec(cbc::Decryptor<'a>),
-    Cfb(cfb::Cfb<'a>),
-    Ofb(ofb::Ofb<'a>),
-    Ctr(ctr::Ctr<'a>),
-}
-
-self_cell!(
-    struct ModeCell {
-        owner: Box<Sm4>,
-        #[covariant]
-        dependent: Mode,
-    }
-);
-
-/// A streaming SM4 context for the raw modes.
+/// A streaming SM4 context for the raw modes: the library's [`Stream`], which owns its key
+/// schedule and knows every call's output size.
+#[derive(Clone)]
 pub struct shangmi_sm4_stream {
-    cell: ModeCell,
-    encrypt: bool,
-    padding: bool,
-    pending: Zeroizing<Vec<u8>>,
-    done: bool,
+    inner: Stream,
 }
 
 /// A streaming context for `mode` (`SHANGMI_SM4_ECB` ... `SHANGMI_SM4_CTR`); `iv` is 16
@@ -694,31 +672,27 @@ pub unsafe extern "C" fn shangmi_sm4_stream_new(
     guard(|| {
         // SAFETY: the caller's contract above.
         let k = Zeroizing::new(unsafe { fixed::<16>(key)? });
-        let iv = if mode == SHANGMI_SM4_ECB {
-            [0; 16]
-        } else {
+        let iv = || {
             // SAFETY: the caller's contract above.
-            unsafe { fixed::<16>(iv)? }
+            unsafe { fixed::<16>(iv) }
         };
-        if padding != 0 && !matches!(mode, SHANGMI_SM4_ECB | SHANGMI_SM4_CBC) {
-            return Err(shangmi_status::ErrInvalidArgument);
-        }
-        let enc = encrypt != 0;
-        let cell = ModeCell::try_new(Box::new(Sm4::new(&k)), |c| match mode {
-            SHANGMI_SM4_ECB => Ok(Mode::Ecb(c)),
-            SHANGMI_SM4_CBC if enc => Ok(Mode::CbcEnc(cbc::Encryptor::new(c, &iv))),
-            SHANGMI_SM4_CBC => Ok(Mode::CbcDec(cbc::Decryptor::new(c, &iv))),
-            SHANGMI_SM4_CFB => Ok(Mode::Cfb(cfb::Cfb::new(c, &iv))),
-            SHANGMI_SM4_OFB => Ok(Mode::Ofb(ofb::Ofb::new(c, &iv))),
-            SHANGMI_SM4_CTR => Ok(Mode::Ctr(ctr::Ctr::new(c, &iv))),
-            _ => Err(shangmi_status::ErrInvalidArgument),
-        })?;
+        let mode = match (mode, padding != 0) {
+            (SHANGMI_SM4_ECB, false) => Mode::Ecb,
+            (SHANGMI_SM4_ECB, true) => Mode::EcbPkcs7,
+            (SHANGMI_SM4_CBC, false) => Mode::Cbc(iv()?),
+            (SHANGMI_SM4_CBC, true) => Mode::CbcPkcs7(iv()?),
+            (SHANGMI_SM4_CFB, false) => Mode::Cfb(iv()?),
+            (SHANGMI_SM4_OFB, false) => Mode::Ofb(iv()?),
+            (SHANGMI_SM4_CTR, false) => Mode::Ctr(iv()?),
+            _ => return Err(shangmi_status::ErrInvalidArgument),
+        };
+        let dir = if encrypt != 0 {
+            Direction::Encrypt
+        } else {
+            Direction::Decrypt
+        };
         let s = shangmi_sm4_stream {
-            cell,
-            encrypt: enc,
-            padding: padding != 0,
-            pending: Zeroizing::new(Vec::with_capacity(16)),
-            done: false,
+            inner: Stream::new(&k, mode, dir),
         };
         // SAFETY: the caller's contract above.
         unsafe { give(out, s) }
@@ -739,75 +713,15 @@ pub unsafe extern "C" fn shangmi_sm4_stream_dup(
     guard(|| {
         // SAFETY: the caller's contract above.
         let s = unsafe { handle(s)? };
-        let cell = s.cell.with_dependent(|owner, m| {
-            ModeCell::new(Box::new(Sm4::clone(owner)), |c| match m {
-                Mode::Ecb(_) => Mode::Ecb(c),
-                Mode::CbcEnc(e) => Mode::CbcEnc(e.clone_onto(c)),
-                Mode::CbcDec(d) => Mode::CbcDec(d.clone_onto(c)),
-                Mode::Cfb(f) => Mode::Cfb(f.clone_onto(c)),
-                Mode::Ofb(o) => Mode::Ofb(o.clone_onto(c)),
-                Mode::Ctr(t) => Mode::Ctr(t.clone_onto(c)),
-            })
-        });
-        let copy = shangmi_sm4_stream {
-            cell,
-            encrypt: s.encrypt,
-            padding: s.padding,
-            pending: s.pending.clone(),
-            done: s.done,
-        };
         // SAFETY: the caller's contract above.
-        unsafe { give(out, copy) }
+        unsafe { give(out, s.clone()) }
     })
 }
 
-impl shangmi_sm4_stream {
-    fn block_mode(&mut self) -> bool {
-        self.cell.with_dependent_mut(|_, m| {
-            matches!(m, Mode::Ecb(_) | Mode::CbcEnc(_) | Mode::CbcDec(_))
-        })
-    }
-
-    fn apply(&mut self, buf: &mut [u8]) -> Result {
-        let enc = self.encrypt;
-        self.cell
-            .with_dependent_mut(|_, m| match m {
-                Mode::Ecb(c) if enc => ecb::encrypt(c, buf),
-                Mode::Ecb(c) => ecb::decrypt(c, buf),
-                Mode::CbcEnc(e) => e.encrypt_blocks(buf),
-                Mode::CbcDec(d) => d.decrypt_blocks(buf),
-                Mode::Cfb(f) => {
-                    if enc {
-                        f.encrypt(buf)
-                    } else {
-                        f.decrypt(buf)
-                    }
-                    Ok(())
-                }
-                Mode::Ofb(o) => {
-                    o.apply_keystream(buf);
-                    Ok(())
-                }
-                Mode::Ctr(c) => {
-                    c.apply_keystream(buf);
-                    Ok(())
-                }
-            })
-            .map_err(mode_err)
-    }
-
-    /// How many bytes an update of `len` more bytes releases.
-    fn ready(&self, len: usize, block: bool) -> usize {
-        if !block {
-            return len;
-        }
-        let total = self.pending.len().saturating_add(len);
-        let mut take = total / 16 * 16;
-        if !self.encrypt && self.padding && take == total {
-            take = take.saturating_sub(16);
-        }
-        take
-    }
+/// Whether `[a, a + a_len)` and `[b, b + b_len)` share a byte.
+fn overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a_len > 0 && b_len > 0 && a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
 }
 
 /// Processes `len` more bytes; `*out_len` is what this call releases (block modes hold back
@@ -815,7 +729,7 @@ impl shangmi_sm4_stream {
 ///
 /// # Safety
 /// `s` is a live stream used by no other thread now; `in`/`out`/`out_len` as in shangmi.h
-/// (`in` and `out` may be the same buffer).
+/// (`in` and `out` may be the same buffer, or overlap).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn shangmi_sm4_stream_update(
     s: *mut shangmi_sm4_stream,
@@ -825,62 +739,41 @@ pub unsafe extern "C" fn shangmi_sm4_stream_update(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
-        let s = unsafe { handle_mut(s)? };
-        if s.done {
+        let s = unsafe { &mut handle_mut(s)?.inner };
+        if s.is_finished() {
             return Err(shangmi_status::ErrState);
         }
-        let block = s.block_mode();
-        let need = s.ready(len, block);
-        if !block {
-            // SAFETY: the caller's contract above; the input is moved in by raw copy (no
-            // slice over it), so it may be the output buffer itself.
-            let o = unsafe { output(out, out_cap, out_len, need)? };
-            // SAFETY: as above.
-            unsafe { move_in(o, src, len)? };
-            return s.apply(o);
-        }
+        let need = s
+            .update_len(len)
+            .ok_or(shangmi_status::ErrInvalidArgument)?;
+        // SAFETY: the caller's contract above; no slice over the output exists yet.
+        unsafe { room(out, out_cap, out_len, need)? };
         if len > 0 && src.is_null() {
             return Err(shangmi_status::ErrNullPointer);
         }
-        // SAFETY: the caller's contract above; no slice over the output exists yet.
-        unsafe { room(out, out_cap, out_len, need)? };
-        if need == 0 {
-            // SAFETY: the caller's contract above; nothing is written to `out`.
-            let d = unsafe { input(src, len)? };
-            s.pending.extend_from_slice(d);
-            return Ok(());
-        }
-        // `need` is a positive multiple of 16 and at least the (at most one block) pending,
-        // so what is held back, `keep` bytes, is the input's tail. Input and output may be the
-        // same memory, with the output running `p` bytes ahead: the tail is saved first, the
-        // rest moved with memmove, and only then does a slice over the output exist.
-        let p = s.pending.len();
-        // At most one block: a partial block, or the last whole one held for its padding.
-        let keep = p
-            .checked_add(len)
-            .and_then(|t| t.checked_sub(need))
-            .filter(|&k| k <= 16)
-            .ok_or(shangmi_status::ErrInvalidArgument)?;
-        let mut tail = Zeroizing::new([0u8; 16]);
-        // SAFETY: `src` has `len >= keep` readable bytes (non-null when `len > 0`); `out` has
-        // `need` writable bytes (checked by `room`), `src` the `need - p <= len` read here;
-        // `copy` is memmove, correct when they overlap.
-        let o = unsafe {
-            if keep > 0 {
-                core::ptr::copy_nonoverlapping(src.add(len - keep), tail.as_mut_ptr(), keep);
-            }
-            if need > p {
-                core::ptr::copy(src, out.add(p), need - p);
-            }
-            core::slice::from_raw_parts_mut(out, need)
+        // Overlapping input is copied first (into memory that is wiped), so that no input
+        // slice aliases the output slice.
+        let copy;
+        let data = if overlap(src, len, out, need) {
+            let mut v = Zeroizing::new(Vec::new());
+            v.try_reserve_exact(len)
+                .map_err(|_| shangmi_status::ErrInternal)?;
+            // SAFETY: the caller's contract above: `len` readable bytes at `src`.
+            v.extend_from_slice(unsafe { input(src, len)? });
+            copy = v;
+            &copy[..]
+        } else {
+            // SAFETY: the caller's contract above; it does not overlap the output.
+            unsafe { input(src, len)? }
         };
-        o[..p].copy_from_slice(&s.pending);
-        s.pending.clear();
-        s.pending.extend_from_slice(&tail[..keep]);
-        s.apply(o)
-    })
+        // SAFETY: `room` checked `out_cap >= need`; no other slice over it exists.
+        let o = unsafe { output(out, out_cap, out_len, need)? };
+        s.update(data, o).map(|_| ()).map_err(mode_err)
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// Ends the stream: block modes pad (encrypting) or check and strip the padding (decrypting),
@@ -895,48 +788,22 @@ pub unsafe extern "C" fn shangmi_sm4_stream_final(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
-    guard(|| {
+    let run = || {
         // SAFETY: the caller's contract above.
-        let s = unsafe { handle_mut(s)? };
-        if s.done {
+        let s = unsafe { &mut handle_mut(s)?.inner };
+        if s.is_finished() {
             return Err(shangmi_status::ErrState);
         }
-        if !s.block_mode() {
-            // SAFETY: the caller's contract above.
-            unsafe { output(out, out_cap, out_len, 0)? };
-            s.done = true;
-            return Ok(());
-        }
-        // The output bound is checked before anything changes, so a too-small buffer can be
-        // retried: padding adds 1..=16 bytes; stripping it leaves at most 15.
-        let bound = match (s.padding, s.encrypt) {
-            (false, _) if !s.pending.is_empty() => return Err(shangmi_status::ErrInvalidArgument),
-            (false, _) => 0,
-            (true, true) => padded(s.pending.len()),
-            (true, false) if s.pending.len() != 16 => {
-                return Err(shangmi_status::ErrInvalidArgument);
-            }
-            (true, false) => 15,
-        };
+        // The bound is checked before anything changes, so a too-small buffer can be retried.
         // SAFETY: the caller's contract above.
-        let o = unsafe { output(out, out_cap, out_len, bound)? };
-        let mut last = Zeroizing::new(core::mem::take(&mut *s.pending));
-        if s.padding && s.encrypt {
-            modes::padding::pad(&mut last);
-        }
-        s.done = true;
-        s.apply(&mut last)?;
-        let keep = if s.padding && !s.encrypt {
-            let block: &[u8; 16] = last[..].try_into().expect("one block");
-            16 - modes::padding::unpad_len(block).map_err(mode_err)?
-        } else {
-            last.len()
-        };
-        o[..keep].copy_from_slice(&last[..keep]);
+        let o = unsafe { output(out, out_cap, out_len, s.finish_len())? };
+        let n = s.finish(o).map_err(mode_err)?;
         // SAFETY: `output` checked `out_len`.
-        unsafe { written(out_len, keep) };
+        unsafe { written(out_len, n) };
         Ok(())
-    })
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
 /// Frees a stream (NULL is ignored); buffered data is wiped.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use zeroize::Zeroizing;
 
-use crate::fail::{Result, error, io_error, parse_hex};
+use crate::fail::{Result, error, io_error};
 use crate::files::read_small;
 
 /// Password and key files are small; anything bigger is a mistake (or /dev/zero).
@@ -63,7 +63,7 @@ pub fn key(
     len: usize,
 ) -> Result<Zeroizing<Vec<u8>>> {
     let key = match (hex, file) {
-        (Some(h), _) => Zeroizing::new(parse_hex(&format!("--{option}"), h)?),
+        (Some(h), _) => secret_hex(option, h)?,
         (None, Some(f)) => key_from_file(f, Some(len))?,
         (None, None) => return Err(error(format!("--{option}"), "is needed")),
     };
@@ -83,21 +83,26 @@ pub fn any_length(
     file: Option<&Path>,
 ) -> Result<Zeroizing<Vec<u8>>> {
     match (hex, file) {
-        (Some(h), _) => Ok(Zeroizing::new(parse_hex(&format!("--{option}"), h)?)),
+        (Some(h), _) => secret_hex(option, h),
         (None, Some(f)) => key_from_file(f, None),
         (None, None) => Err(error(format!("--{option}"), "is needed")),
     }
 }
 
+/// A secret typed as hex, decoded in constant time (the library's reader for secrets).
+fn secret_hex(option: &str, hex: &str) -> Result<Zeroizing<Vec<u8>>> {
+    shangmi::hex::decode_secret(hex.as_bytes()).ok_or_else(|| {
+        error(
+            format!("--{option}"),
+            "not hex (an even number of digits 0-9, a-f, A-F)",
+        )
+    })
+}
+
 fn key_from_file(path: &Path, raw_len: Option<usize>) -> Result<Zeroizing<Vec<u8>>> {
     let data = read_small(path, SECRET_FILE_LIMIT)?;
-    let text = data.trim_ascii();
-    if text.iter().all(u8::is_ascii_hexdigit) {
-        let text = std::str::from_utf8(text).map_err(|_| error(path.display(), "not hex"))?;
-        return Ok(Zeroizing::new(parse_hex(
-            &path.display().to_string(),
-            text,
-        )?));
+    if let Some(key) = shangmi::hex::decode_secret(&data) {
+        return Ok(key);
     }
     match raw_len {
         Some(n) if data.len() == n => Ok(data),

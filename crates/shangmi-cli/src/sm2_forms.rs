@@ -21,19 +21,9 @@ fn hex_digits(text: &[u8]) -> Zeroizing<Vec<u8>> {
     )
 }
 
-/// Decodes hex text without branching on its digits (it may be a private key).
-pub fn hex_secret(text: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
-    let digits = hex_digits(text);
-    if digits.is_empty() || !digits.len().is_multiple_of(2) {
-        return None;
-    }
-    let mut out = Zeroizing::new(vec![0u8; digits.len() / 2]);
-    let n = base16ct::mixed::decode(&digits[..], &mut out[..])
-        .ok()?
-        .len();
-    out.truncate(n);
-    Some(out)
-}
+/// Decodes hex text without branching on its digits (it may be a private key): the
+/// library's reader for secrets.
+pub use shangmi::hex::decode_secret as hex_secret;
 
 /// Whether `data` is hex text (public data: a quick look, not constant time).
 pub fn looks_hex(data: &[u8]) -> bool {

@@ -255,8 +255,8 @@ fn process(
     mode: Mode,
     op: Op,
     cipher: &Sm4,
-    enc: &mut cbc::Encryptor<'_>,
-    dec: &mut cbc::Decryptor<'_>,
+    enc: &mut cbc::Encryptor<&Sm4>,
+    dec: &mut cbc::Decryptor<&Sm4>,
     data: &mut [u8],
 ) {
     match (mode, op) {

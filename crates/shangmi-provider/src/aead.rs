@@ -12,7 +12,6 @@
 use core::ffi::{CStr, c_int, c_void};
 use std::sync::Arc;
 
-use self_cell::self_cell;
 use shangmi::sm4::modes::gcm::GcmStream;
 use shangmi::sm4::{Error as ModeError, Sm4Ccm, Sm4Gcm};
 use subtle::ConstantTimeEq;
@@ -29,17 +28,12 @@ enum Kind {
     Ccm,
 }
 
-self_cell!(
-    /// A GCM encryption in progress, owning (a share of) its key.
-    struct GcmEnc {
-        owner: Arc<Sm4Gcm>,
-        #[not_covariant]
-        dependent: GcmState,
-    }
-);
+/// A GCM encryption in progress, owning (a share of) its key.
+type GcmEnc = GcmStream<Arc<Sm4Gcm>>;
 
-/// `None` once finished (`GcmStream::finish` consumes the stream).
-type GcmState<'a> = Option<GcmStream<'a>>;
+/// Shortest tag taken without the caller declaring its length first (NIST SP 800-38D's
+/// 12 bytes; shorter GCM and CCM tags are forged with far less work).
+const MIN_TAG_LEN: usize = 12;
 
 /// One AEAD operation: the key, the nonce, and the message in progress.
 struct Ctx {
@@ -50,13 +44,17 @@ struct Ctx {
     gcm: Option<Arc<Sm4Gcm>>,
     iv: Zeroizing<Vec<u8>>,
     iv_len: usize,
-    /// An IV was given since the last message ended: no nonce serves two messages.
+    /// An IV was given and no encryption has used it yet: no nonce serves two messages,
+    /// even when a message is abandoned and the context initialised again without an IV.
     iv_ready: bool,
     aad: Zeroizing<Vec<u8>>,
     /// CCM: the tag length M; GCM: the length of the expected tag.
     tag_len: usize,
     /// Decryption: the tag the ciphertext must carry, consumed by its check.
     expected: Option<Zeroizing<Vec<u8>>>,
+    /// A tag length the caller declared (`taglen`, or the tag parameter without data):
+    /// the opt-in that lets decryption take a tag shorter than [`MIN_TAG_LEN`].
+    declared_tag_len: Option<usize>,
     /// Encryption: the tag made at the end (GCM: the full 16 bytes).
     made: Option<Zeroizing<Vec<u8>>>,
     /// CCM: the message length declared in advance.
@@ -81,6 +79,7 @@ impl Ctx {
             aad: Zeroizing::new(Vec::new()),
             tag_len: if kind == Kind::Gcm { 16 } else { 12 },
             expected: None,
+            declared_tag_len: None,
             made: None,
             msg_len: None,
             stream: None,
@@ -105,10 +104,10 @@ impl Ctx {
         }
     }
 
-    /// Key and nonce are ready for a message.
+    /// Key and nonce are ready for a message, or a message is under way.
     fn ready(&self) -> Result<&[u8; 16], Reason> {
         let key = self.key.as_deref().ok_or(Reason::NoKey)?;
-        if !self.iv_ready {
+        if !(self.iv_ready || self.stream.is_some() || self.data_seen) {
             return Err(Reason::State);
         }
         Ok(key)
@@ -132,14 +131,13 @@ impl Ctx {
     fn gcm_encrypt(&mut self, buf: &mut [u8]) -> Result<(), Reason> {
         if self.stream.is_none() {
             let g = self.gcm_for(16)?;
-            let (iv, aad) = (&self.iv[..], &self.aad[..]);
-            let s = GcmEnc::try_new(g, |g| g.start(iv, aad).map(Some)).map_err(mode_reason)?;
+            let s = GcmStream::new(g, &self.iv, &self.aad).map_err(mode_reason)?;
             self.stream = Some(s);
+            // The nonce is spent: a new message needs a new IV.
+            self.iv_ready = false;
         }
         let s = self.stream.as_mut().ok_or(Reason::Internal)?;
-        s.with_dependent_mut(|_, st| st.as_mut().map(|st| st.encrypt(buf)))
-            .ok_or(Reason::State)?
-            .map_err(mode_reason)
+        s.encrypt(buf).map_err(mode_reason)
     }
 
     /// The one-shot kinds (CCM, GCM decryption): the whole message, processed in a buffer of
@@ -153,6 +151,7 @@ impl Ctx {
                     .encrypt_in_place_detached(&self.iv, &self.aad, &mut buf)
                     .map_err(mode_reason)?;
                 self.made = Some(Zeroizing::new(tag));
+                self.iv_ready = false;
             }
             (Kind::Ccm, false) => {
                 let tag = self.expected.take().ok_or(Reason::TagFirst)?;
@@ -212,6 +211,7 @@ unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
             aad: c.aad.clone(),
             tag_len: c.tag_len,
             expected: c.expected.clone(),
+            declared_tag_len: c.declared_tag_len,
             made: c.made.clone(),
             msg_len: c.msg_len,
             stream: None,
@@ -269,7 +269,7 @@ unsafe fn init(
             }
         }
         // SAFETY: the contract above (parameters first: they may set the IV length).
-        if unsafe { set_ctx_params(ctx, ps) } != 1 {
+        if unsafe { apply_params(c, ps) } != 1 {
             return 0;
         }
         if !iv.is_null() {
@@ -392,10 +392,8 @@ unsafe fn finish(ctx: *mut c_void, out_len: *mut usize) -> Result<(), Reason> {
         if c.stream.is_none() {
             c.gcm_encrypt(&mut [])?;
         }
-        let mut s = c.stream.take().ok_or(Reason::Internal)?;
-        let tag = s
-            .with_dependent_mut(|_, st| st.take().map(|st| Zeroizing::new(st.finish())))
-            .ok_or(Reason::State)?;
+        let s = c.stream.take().ok_or(Reason::Internal)?;
+        let tag = Zeroizing::new(s.finish());
         c.made = Some(Zeroizing::new(tag.to_vec()));
         Ok(())
     } else if c.data_seen {
@@ -513,50 +511,78 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
 }
 
 unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
-    const F: &CStr = c"sm4_aead_set_ctx_params";
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `ps` NULL or a terminated array.
-        unsafe {
-            let c = match ctx_mut::<Ctx>(ctx) {
-                Ok(c) => c,
-                Err(r) => return fail(r, F),
-            };
-            for p in params::entries(ps) {
-                if params::is(p, c"ivlen") {
-                    let n = params::get_uint(p).and_then(|v| usize::try_from(v).ok());
-                    let Some(n) = n.filter(|n| c.iv_range().contains(n)) else {
-                        return fail(Reason::InvalidIvLength, F);
-                    };
-                    if n != c.iv_len {
-                        c.iv_len = n;
-                        c.iv.clear();
-                        c.iv_ready = false;
-                    }
-                } else if params::is(p, c"tag") {
-                    let e = &*p;
-                    let n = e.data_size;
-                    let ok = match c.kind {
-                        Kind::Gcm => gcm_tag_len_ok(n) && !e.data.is_null(),
-                        Kind::Ccm => (4..=16).contains(&n) && n % 2 == 0,
-                    };
-                    if e.data_type != params::OCTET_STRING || !ok {
-                        return fail(Reason::InvalidTagLength, F);
-                    }
-                    if !e.data.is_null() {
-                        if c.encrypt {
-                            return fail(Reason::State, F);
-                        }
-                        let t = core::slice::from_raw_parts(e.data as *const u8, n);
-                        c.expected = Some(Zeroizing::new(t.to_vec()));
-                    }
-                    c.tag_len = n;
-                } else if params::is(p, c"keylen") && params::get_uint(p) != Some(16) {
-                    return fail(Reason::InvalidKeyLength, F);
+        match unsafe { ctx_mut::<Ctx>(ctx) } {
+            // SAFETY: as above.
+            Ok(c) => unsafe { apply_params(c, ps) },
+            Err(r) => fail(r, c"sm4_aead_set_ctx_params"),
+        }
+    })
+}
+
+/// The parameters in `ps` applied to `c` (from `set_ctx_params`, and from `init` on the
+/// context it already holds, so no second reference to it is made).
+///
+/// # Safety
+/// `ps` NULL or a terminated array whose entries fit their types.
+unsafe fn apply_params(c: &mut Ctx, ps: *const OsslParam) -> c_int {
+    const F: &CStr = c"sm4_aead_set_ctx_params";
+    // SAFETY: the contract above.
+    unsafe {
+        for p in params::entries(ps) {
+            if params::is(p, c"ivlen") {
+                let n = params::get_uint(p).and_then(|v| usize::try_from(v).ok());
+                let Some(n) = n.filter(|n| c.iv_range().contains(n)) else {
+                    return fail(Reason::InvalidIvLength, F);
+                };
+                if n != c.iv_len {
+                    c.iv_len = n;
+                    c.iv.clear();
+                    c.iv_ready = false;
                 }
+            } else if params::is(p, c"tag") {
+                let e = &*p;
+                let n = e.data_size;
+                let ok = match c.kind {
+                    Kind::Gcm => gcm_tag_len_ok(n) && !e.data.is_null(),
+                    Kind::Ccm => (4..=16).contains(&n) && n % 2 == 0,
+                };
+                if e.data_type != params::OCTET_STRING || !ok {
+                    return fail(Reason::InvalidTagLength, F);
+                }
+                if e.data.is_null() {
+                    c.declared_tag_len = Some(n);
+                } else {
+                    if c.encrypt {
+                        return fail(Reason::State, F);
+                    }
+                    // A short tag only where the caller fixed that length beforehand:
+                    // the length comes from the caller, never from the received data.
+                    if n < MIN_TAG_LEN && c.declared_tag_len != Some(n) {
+                        return fail(Reason::ShortTag, F);
+                    }
+                    let t = core::slice::from_raw_parts(e.data as *const u8, n);
+                    c.expected = Some(Zeroizing::new(t.to_vec()));
+                }
+                c.tag_len = n;
+            } else if params::is(p, c"taglen") {
+                let n = params::get_uint(p).and_then(|v| usize::try_from(v).ok());
+                let ok = n.is_some_and(|n| match c.kind {
+                    Kind::Gcm => gcm_tag_len_ok(n),
+                    Kind::Ccm => (4..=16).contains(&n) && n % 2 == 0,
+                });
+                let Some(n) = n.filter(|_| ok) else {
+                    return fail(Reason::InvalidTagLength, F);
+                };
+                c.declared_tag_len = Some(n);
+                c.tag_len = n;
+            } else if params::is(p, c"keylen") && params::get_uint(p) != Some(16) {
+                return fail(Reason::InvalidKeyLength, F);
             }
         }
-        1
-    })
+    }
+    1
 }
 
 static CTX_GETTABLE: Static<[OsslParam; 6]> = Static([
@@ -568,9 +594,10 @@ static CTX_GETTABLE: Static<[OsslParam; 6]> = Static([
     params::END,
 ]);
 
-static CTX_SETTABLE: Static<[OsslParam; 4]> = Static([
+static CTX_SETTABLE: Static<[OsslParam; 5]> = Static([
     params::describe(c"ivlen", params::UNSIGNED_INTEGER),
     params::describe(c"tag", params::OCTET_STRING),
+    params::describe(c"taglen", params::UNSIGNED_INTEGER),
     params::describe(c"keylen", params::UNSIGNED_INTEGER),
     params::END,
 ]);

@@ -1,24 +1,26 @@
-//! The SM4 modes ECB, CBC, CFB, OFB and CTR as OpenSSL ciphers, over the C library's
-//! streaming context (which buffers partial blocks and handles PKCS#7); and what every SM4
-//! cipher here shares: the dispatch ids and function types, the algorithm list (with the
-//! AEADs from `aead.rs` and XTS from `xts.rs`).
+//! The SM4 modes ECB, CBC, CFB, OFB and CTR as OpenSSL ciphers, over the library's owning
+//! SM4 stream (which buffers partial blocks and handles PKCS#7); and what every SM4 cipher
+//! here shares: the dispatch ids and function types, the algorithm list (with the AEADs from
+//! `aead.rs` and XTS from `xts.rs`).
 
 use core::ffi::{CStr, c_int, c_void};
 use std::sync::OnceLock;
 
-use shangmi_c::shangmi_status;
-use shangmi_c::sm4::{
-    SHANGMI_SM4_CBC, SHANGMI_SM4_CFB, SHANGMI_SM4_CTR, SHANGMI_SM4_ECB, SHANGMI_SM4_OFB,
-    shangmi_sm4_stream, shangmi_sm4_stream_dup, shangmi_sm4_stream_final, shangmi_sm4_stream_free,
-    shangmi_sm4_stream_new, shangmi_sm4_stream_update,
-};
+use shangmi::sm4::{Direction, Error as ModeError, Mode, Stream};
 use zeroize::Zeroizing;
 
-use crate::err::{self, Reason, fail};
+use crate::err::{Reason, fail};
 use crate::params::{self, OsslParam, Static};
 use crate::{
     ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, free_boxed, guarded,
 };
+
+/// The raw modes, as the const parameter of each one's entry points.
+const ECB: c_int = 0;
+const CBC: c_int = 1;
+const CFB: c_int = 2;
+const OFB: c_int = 3;
+const CTR: c_int = 4;
 
 /// `encrypt_init` and `decrypt_init` over a module's `init(ctx, key, key_len, iv, iv_len,
 /// params, encrypt) -> c_int`.
@@ -51,7 +53,17 @@ macro_rules! init_entries {
 }
 pub(crate) use init_entries;
 
+/// How a message is being processed: through update/final (with the padding setting), or
+/// through `EVP_Cipher`, which as in OpenSSL's own ciphers transforms exactly the bytes given
+/// (whole blocks for ECB and CBC), with no padding and nothing held back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Update,
+    Cipher,
+}
+
 /// One cipher operation in progress.
+#[derive(Clone)]
 struct Ctx {
     mode: c_int,
     key: Option<Zeroizing<[u8; 16]>>,
@@ -60,76 +72,60 @@ struct Ctx {
     padding: bool,
     /// Made at the first update, once key, IV and padding are all settled (OpenSSL sets the
     /// padding through a parameter after init).
-    stream: *mut shangmi_sm4_stream,
+    stream: Option<(Use, Stream)>,
 }
 
-// SAFETY: the stream pointer is owned by this context alone; OpenSSL uses a context from one
-// thread at a time.
-unsafe impl Send for Ctx {}
-
 impl Ctx {
-    fn reset_stream(&mut self) {
-        // SAFETY: the pointer is NULL or a live stream owned by this context.
-        unsafe { shangmi_sm4_stream_free(self.stream) };
-        self.stream = core::ptr::null_mut();
-    }
-
-    fn stream(&mut self) -> Result<*mut shangmi_sm4_stream, Reason> {
-        if self.stream.is_null() {
-            let key = self.key.as_ref().ok_or(Reason::NoKey)?;
-            let pad = self.padding && matches!(self.mode, SHANGMI_SM4_ECB | SHANGMI_SM4_CBC);
-            // SAFETY: key and IV are 16-byte arrays; the out pointer is our field.
-            let s = unsafe {
-                shangmi_sm4_stream_new(
-                    self.mode,
-                    key.as_ptr(),
-                    self.iv.as_ptr(),
-                    c_int::from(self.encrypt),
-                    c_int::from(pad),
-                    &mut self.stream,
-                )
-            };
-            if s != shangmi_status::Ok {
-                return Err(err::from_status(s));
-            }
+    fn stream(&mut self, usage: Use) -> Result<&mut Stream, Reason> {
+        if let Some((u, _)) = &self.stream
+            && *u != usage
+        {
+            return Err(Reason::State);
         }
-        Ok(self.stream)
+        let key = self.key.as_ref().ok_or(Reason::NoKey)?;
+        let pad = self.padding && usage == Use::Update;
+        let mode = match (self.mode, pad) {
+            (ECB, false) => Mode::Ecb,
+            (ECB, true) => Mode::EcbPkcs7,
+            (CBC, false) => Mode::Cbc(self.iv),
+            (CBC, true) => Mode::CbcPkcs7(self.iv),
+            (CFB, _) => Mode::Cfb(self.iv),
+            (OFB, _) => Mode::Ofb(self.iv),
+            _ => Mode::Ctr(self.iv),
+        };
+        let dir = if self.encrypt {
+            Direction::Encrypt
+        } else {
+            Direction::Decrypt
+        };
+        let (_, s) = self
+            .stream
+            .get_or_insert_with(|| (usage, Stream::new(key, mode, dir)));
+        Ok(s)
+    }
+}
+
+fn mode_reason(e: ModeError) -> Reason {
+    match e {
+        ModeError::InvalidLength => Reason::InvalidLength,
+        ModeError::Decrypt => Reason::BadPadding,
+        ModeError::BufferTooSmall => Reason::BufferTooSmall,
+        ModeError::Finished => Reason::State,
+        _ => Reason::InvalidArgument,
     }
 }
 
 /// A copy of a context, between messages (the usual use: key once, copy per message) or in the
-/// middle of one (`EVP_MAC_CTX_dup` of a CMAC running over SM4-CBC): the C library copies the
-/// stream with its position and buffered bytes, and both contexts go on independently.
+/// middle of one (`EVP_MAC_CTX_dup` of a CMAC running over SM4-CBC): the stream is copied with
+/// its position and buffered bytes, and both contexts go on independently.
 unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
     guarded(core::ptr::null_mut(), || {
         // SAFETY: `ctx` from `newctx`, not in use by another thread.
         let Some(c) = (unsafe { ctx.cast::<Ctx>().as_ref() }) else {
             return core::ptr::null_mut();
         };
-        let mut copy = Ctx {
-            mode: c.mode,
-            key: c.key.clone(),
-            iv: c.iv,
-            encrypt: c.encrypt,
-            padding: c.padding,
-            stream: core::ptr::null_mut(),
-        };
-        if !c.stream.is_null() {
-            // SAFETY: a live stream owned by `c`; the out pointer is the copy's own field.
-            let st = unsafe { shangmi_sm4_stream_dup(c.stream, &mut copy.stream) };
-            if st != shangmi_status::Ok {
-                err::raise(err::from_status(st), c"sm4_cipher_dupctx");
-                return core::ptr::null_mut();
-            }
-        }
-        Box::into_raw(Box::new(copy)).cast()
+        Box::into_raw(Box::new(c.clone())).cast()
     })
-}
-
-impl Drop for Ctx {
-    fn drop(&mut self) {
-        self.reset_stream();
-    }
 }
 
 pub(crate) type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
@@ -159,7 +155,7 @@ unsafe extern "C" fn newctx<const MODE: c_int>(_provctx: *mut c_void) -> *mut c_
             iv: [0; 16],
             encrypt: true,
             padding: true,
-            stream: core::ptr::null_mut(),
+            stream: None,
         };
         Box::into_raw(Box::new(c)).cast()
     })
@@ -183,7 +179,7 @@ unsafe fn init(
         let Some(c) = (unsafe { ctx.cast::<Ctx>().as_mut() }) else {
             return fail(Reason::State, F);
         };
-        c.reset_stream();
+        c.stream = None;
         c.encrypt = encrypt;
         if !key.is_null() {
             if key_len != 16 {
@@ -194,7 +190,7 @@ unsafe fn init(
             k.copy_from_slice(unsafe { core::slice::from_raw_parts(key, 16) });
             c.key = Some(k);
         }
-        if !iv.is_null() && c.mode != SHANGMI_SM4_ECB {
+        if !iv.is_null() && c.mode != ECB {
             if iv_len != 16 {
                 return fail(Reason::InvalidIvLength, F);
             }
@@ -202,11 +198,87 @@ unsafe fn init(
             c.iv.copy_from_slice(unsafe { core::slice::from_raw_parts(iv, 16) });
         }
         // SAFETY: the contract above.
-        unsafe { set_ctx_params(ctx, ps) }
+        unsafe { apply_params(c, ps) }
     })
 }
 
 init_entries!(init);
+
+/// Whether `[a, a + a_len)` and `[b, b + b_len)` share a byte.
+pub(crate) fn overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a_len > 0 && b_len > 0 && a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
+}
+
+/// Update (`Use::Update`) or `EVP_Cipher` (`Use::Cipher`): `input` into `out`.
+///
+/// # Safety
+/// `ctx` from `newctx`; `out` NULL or `out_size` writable bytes, `input` NULL or `len`
+/// readable ones (possibly the same memory); `out_len` NULL or writable.
+unsafe fn run(
+    usage: Use,
+    ctx: *mut c_void,
+    out: *mut u8,
+    out_len: *mut usize,
+    out_size: usize,
+    input: *const u8,
+    len: usize,
+) -> Result<(), Reason> {
+    if !out_len.is_null() {
+        // SAFETY: writable by the contract.
+        unsafe { *out_len = 0 };
+    }
+    // SAFETY: the contract above.
+    let c = unsafe { ctx.cast::<Ctx>().as_mut() }.ok_or(Reason::State)?;
+    let s = c.stream(usage)?;
+    if usage == Use::Cipher && s.is_block_mode() && !len.is_multiple_of(16) {
+        return Err(Reason::InvalidLength);
+    }
+    let need = s.update_len(len).ok_or(Reason::InvalidLength)?;
+    if need > 0 && (out.is_null() || out_size < need) {
+        return Err(Reason::BufferTooSmall);
+    }
+    if len > 0 && input.is_null() {
+        return Err(Reason::InvalidArgument);
+    }
+    let n = if len > 0 && core::ptr::eq(input, out) {
+        // In place (`openssl enc` and `openssl speed` work so): `out` holds the input, and
+        // `out_size` bytes, at least `need`.
+        let span = need.max(len);
+        // SAFETY: `input` == `out`: `len` readable and writable bytes, `out_size` writable.
+        let buf = unsafe { core::slice::from_raw_parts_mut(out, span) };
+        s.update_in_place(buf, len).map_err(mode_reason)?
+    } else if len > 0 && overlap(input, len, out, need) {
+        // Overlapping otherwise: the input is copied first (into memory that is wiped), so no
+        // slice over one aliases a slice over the other.
+        let mut data = Zeroizing::new(Vec::new());
+        data.try_reserve_exact(len).map_err(|_| Reason::Internal)?;
+        // SAFETY: `len` readable bytes by the contract.
+        data.extend_from_slice(unsafe { core::slice::from_raw_parts(input, len) });
+        // SAFETY: `out` has `out_size >= need` writable bytes; the input was copied.
+        let o = unsafe { core::slice::from_raw_parts_mut(out, need) };
+        s.update(&data, o).map_err(mode_reason)?
+    } else {
+        let data: &[u8] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: `len` readable bytes by the contract, apart from the output.
+            unsafe { core::slice::from_raw_parts(input, len) }
+        };
+        let o: &mut [u8] = if need == 0 {
+            &mut []
+        } else {
+            // SAFETY: `out` has `out_size >= need` writable bytes, apart from the input.
+            unsafe { core::slice::from_raw_parts_mut(out, need) }
+        };
+        s.update(data, o).map_err(mode_reason)?
+    };
+    if !out_len.is_null() {
+        // SAFETY: writable by the contract.
+        unsafe { *out_len = n };
+    }
+    Ok(())
+}
 
 unsafe extern "C" fn update(
     ctx: *mut c_void,
@@ -216,25 +288,26 @@ unsafe extern "C" fn update(
     input: *const u8,
     len: usize,
 ) -> c_int {
-    const F: &CStr = c"sm4_cipher_update";
     guarded(0, || {
-        // SAFETY: `ctx` from `newctx`; `out` has `out_size` writable bytes, `input` `len`
-        // readable ones (they may be the same buffer, which the stream allows).
-        unsafe {
-            let Some(c) = ctx.cast::<Ctx>().as_mut() else {
-                return fail(Reason::State, F);
-            };
-            let s = match c.stream() {
-                Ok(s) => s,
-                Err(r) => return fail(r, F),
-            };
-            let mut n = 0usize;
-            let st = shangmi_sm4_stream_update(s, input, len, out, out_size, &mut n);
-            if !out_len.is_null() {
-                *out_len = n;
-            }
-            status(st, F)
-        }
+        // SAFETY: the core's contract, as `run` states it.
+        let r = unsafe { run(Use::Update, ctx, out, out_len, out_size, input, len) };
+        crate::err::result(r, c"sm4_cipher_update")
+    })
+}
+
+/// `EVP_Cipher`: exactly `len` bytes out for `len` in, as OpenSSL's own ciphers do.
+unsafe extern "C" fn cipher(
+    ctx: *mut c_void,
+    out: *mut u8,
+    out_len: *mut usize,
+    out_size: usize,
+    input: *const u8,
+    len: usize,
+) -> c_int {
+    guarded(0, || {
+        // SAFETY: the core's contract, as `run` states it.
+        let r = unsafe { run(Use::Cipher, ctx, out, out_len, out_size, input, len) };
+        crate::err::result(r, c"sm4_cipher_cipher")
     })
 }
 
@@ -246,38 +319,39 @@ unsafe extern "C" fn final_(
 ) -> c_int {
     const F: &CStr = c"sm4_cipher_final";
     guarded(0, || {
-        // SAFETY: as `update`.
-        unsafe {
-            let Some(c) = ctx.cast::<Ctx>().as_mut() else {
-                return fail(Reason::State, F);
-            };
-            let s = match c.stream() {
-                Ok(s) => s,
-                Err(r) => return fail(r, F),
-            };
-            let mut n = 0usize;
-            let st = shangmi_sm4_stream_final(s, out, out_size, &mut n);
-            if !out_len.is_null() {
-                *out_len = n;
+        if !out_len.is_null() {
+            // SAFETY: writable by the core's contract.
+            unsafe { *out_len = 0 };
+        }
+        // SAFETY: `ctx` from `newctx`.
+        let Some(c) = (unsafe { ctx.cast::<Ctx>().as_mut() }) else {
+            return fail(Reason::State, F);
+        };
+        let r = c.stream(Use::Update).and_then(|s| {
+            let bound = s.finish_len();
+            if bound > 0 && (out.is_null() || out_size < bound) {
+                return Err(Reason::BufferTooSmall);
             }
-            c.reset_stream();
-            if st == shangmi_status::ErrInvalidArgument {
-                // What final refuses: a partial block without padding, or a ciphertext that
-                // is not whole blocks.
-                return fail(Reason::InvalidLength, F);
+            let o: &mut [u8] = if bound == 0 {
+                &mut []
+            } else {
+                // SAFETY: `out` has `out_size >= bound` writable bytes.
+                unsafe { core::slice::from_raw_parts_mut(out, bound) }
+            };
+            s.finish(o).map_err(mode_reason)
+        });
+        c.stream = None;
+        match r {
+            Ok(n) => {
+                if !out_len.is_null() {
+                    // SAFETY: as above.
+                    unsafe { *out_len = n };
+                }
+                1
             }
-            status(st, F)
+            Err(reason) => fail(reason, F),
         }
     })
-}
-
-/// OpenSSL's success value for a C-library status, pushing the reason on failure.
-fn status(st: shangmi_status, f: &'static CStr) -> c_int {
-    if st == shangmi_status::Ok {
-        1
-    } else {
-        fail(err::from_status(st), f)
-    }
 }
 
 /// What `get_params` reports for one cipher: constant for an algorithm.
@@ -331,16 +405,16 @@ impl Shape {
 
 const fn shape(mode: c_int) -> Shape {
     let (evp, block) = match mode {
-        SHANGMI_SM4_ECB => (1, 16),
-        SHANGMI_SM4_CBC => (2, 16),
-        SHANGMI_SM4_CFB => (3, 1),
-        SHANGMI_SM4_OFB => (4, 1),
+        ECB => (1, 16),
+        CBC => (2, 16),
+        CFB => (3, 1),
+        OFB => (4, 1),
         _ => (5, 1),
     };
     Shape {
         mode: evp,
         key_len: 16,
-        iv_len: if mode == SHANGMI_SM4_ECB { 0 } else { 16 },
+        iv_len: if mode == ECB { 0 } else { 16 },
         block,
         aead: false,
         custom_iv: false,
@@ -363,7 +437,7 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
                 let ok = if params::is(p, c"keylen") {
                     params::set_uint(p, 16)
                 } else if params::is(p, c"ivlen") {
-                    params::set_uint(p, if c.mode == SHANGMI_SM4_ECB { 0 } else { 16 })
+                    params::set_uint(p, if c.mode == ECB { 0 } else { 16 })
                 } else if params::is(p, c"padding") {
                     params::set_uint(p, u64::from(c.padding))
                 } else if params::is(p, c"iv") {
@@ -381,30 +455,42 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c
 }
 
 unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
-    const F: &CStr = c"sm4_cipher_set_ctx_params";
     guarded(0, || {
         // SAFETY: `ctx` from `newctx`; `ps` NULL or a terminated array.
-        unsafe {
-            let Some(c) = ctx.cast::<Ctx>().as_mut() else {
-                return fail(Reason::State, F);
-            };
-            for p in params::entries(ps) {
-                if params::is(p, c"padding") {
-                    let Some(v) = params::get_uint(p) else {
-                        return fail(Reason::InvalidArgument, F);
-                    };
-                    if c.padding != (v != 0) {
-                        c.padding = v != 0;
-                        // Applies to the next stream (OpenSSL sets it before any data).
-                        c.reset_stream();
-                    }
-                } else if params::is(p, c"keylen") && params::get_uint(p) != Some(16) {
-                    return fail(Reason::InvalidKeyLength, F);
-                }
-            }
+        match unsafe { ctx.cast::<Ctx>().as_mut() } {
+            // SAFETY: as above.
+            Some(c) => unsafe { apply_params(c, ps) },
+            None => fail(Reason::State, c"sm4_cipher_set_ctx_params"),
         }
-        1
     })
+}
+
+/// The parameters in `ps` applied to `c` (from `set_ctx_params`, and from `init` on the
+/// context it already holds).
+///
+/// # Safety
+/// `ps` NULL or a terminated array whose entries fit their types.
+unsafe fn apply_params(c: &mut Ctx, ps: *const OsslParam) -> c_int {
+    const F: &CStr = c"sm4_cipher_set_ctx_params";
+    // SAFETY: the contract above.
+    for p in unsafe { params::entries(ps) } {
+        // SAFETY: as above.
+        if unsafe { params::is(p, c"padding") } {
+            // SAFETY: as above.
+            let Some(v) = (unsafe { params::get_uint(p) }) else {
+                return fail(Reason::InvalidArgument, F);
+            };
+            if c.padding != (v != 0) {
+                c.padding = v != 0;
+                // Applies to the next stream (OpenSSL sets it before any data).
+                c.stream = None;
+            }
+        // SAFETY: as above.
+        } else if unsafe { params::is(p, c"keylen") && params::get_uint(p) != Some(16) } {
+            return fail(Reason::InvalidKeyLength, F);
+        }
+    }
+    1
 }
 
 pub(crate) static GETTABLE: Static<[OsslParam; 10]> = Static([
@@ -513,7 +599,7 @@ fn table<const MODE: c_int>() -> Vec<Dispatch> {
         decrypt_init,
         update,
         final_,
-        cipher: update,
+        cipher,
         freectx: free_boxed::<Ctx>,
         dupctx,
         get_params: get_params::<MODE>,
@@ -531,11 +617,11 @@ pub(crate) fn algorithms() -> *const Algorithm {
     static T: OnceLock<Tables> = OnceLock::new();
     let t = T.get_or_init(|| {
         let tables = vec![
-            table::<SHANGMI_SM4_ECB>(),
-            table::<SHANGMI_SM4_CBC>(),
-            table::<SHANGMI_SM4_CFB>(),
-            table::<SHANGMI_SM4_OFB>(),
-            table::<SHANGMI_SM4_CTR>(),
+            table::<ECB>(),
+            table::<CBC>(),
+            table::<CFB>(),
+            table::<OFB>(),
+            table::<CTR>(),
             crate::aead::table::<true>(),
             crate::aead::table::<false>(),
             crate::xts::table(),

@@ -9,8 +9,6 @@
 use core::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::{Mutex, OnceLock};
 
-use shangmi_c::shangmi_status;
-
 use crate::Dispatch;
 
 /// Why a call failed; the numbers are the provider's reason codes.
@@ -36,6 +34,7 @@ pub(crate) enum Reason {
     State,
     Rng,
     MidMessage,
+    ShortTag,
 }
 
 /// `OSSL_ITEM`: a reason code and its text.
@@ -45,7 +44,7 @@ pub(crate) struct Item {
     text: *const c_char,
 }
 
-const REASONS: [(Reason, &CStr); 19] = [
+const REASONS: [(Reason, &CStr); 20] = [
     (Reason::Internal, c"internal error"),
     (Reason::InvalidArgument, c"invalid argument"),
     (Reason::BufferTooSmall, c"output buffer too small"),
@@ -79,6 +78,10 @@ const REASONS: [(Reason, &CStr); 19] = [
     (
         Reason::MidMessage,
         c"a context in the middle of a message cannot be copied",
+    ),
+    (
+        Reason::ShortTag,
+        c"tag shorter than 12 bytes: declare its length first (taglen) to accept it",
     ),
 ];
 
@@ -182,21 +185,6 @@ pub(crate) fn result(r: Result<(), Reason>, func: &'static CStr) -> c_int {
 pub(crate) unsafe fn ctx_mut<'a, T>(ctx: *mut c_void) -> Result<&'a mut T, Reason> {
     // SAFETY: the contract above.
     unsafe { ctx.cast::<T>().as_mut() }.ok_or(Reason::State)
-}
-
-/// The reason for a C-library status.
-pub(crate) fn from_status(s: shangmi_status) -> Reason {
-    match s {
-        shangmi_status::Ok | shangmi_status::ErrInternal => Reason::Internal,
-        shangmi_status::ErrNullPointer | shangmi_status::ErrInvalidArgument => {
-            Reason::InvalidArgument
-        }
-        shangmi_status::ErrBufferTooSmall => Reason::BufferTooSmall,
-        shangmi_status::ErrAuthentication => Reason::BadPadding,
-        shangmi_status::ErrInvalidKey => Reason::InvalidKey,
-        shangmi_status::ErrRng => Reason::Rng,
-        shangmi_status::ErrState => Reason::State,
-    }
 }
 
 /// The reason table handed to the core (`provider_get_reason_strings`).

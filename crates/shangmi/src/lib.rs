@@ -41,6 +41,7 @@ pub mod cpu;
 pub mod ct;
 #[cfg(not(shangmi_ctgrind))]
 pub(crate) mod ct;
+pub mod hex;
 pub mod seal;
 pub mod sink;
 pub mod sm2;

@@ -28,6 +28,7 @@ pub mod modes;
 mod soft_bitsliced;
 mod soft_sbox;
 mod soft_word;
+mod stream;
 mod traits;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
@@ -49,6 +50,7 @@ use crate::cpu::{Backend, Implementation, UnsupportedBackend};
 pub use modes::Error;
 pub use modes::ccm::Sm4Ccm;
 pub use modes::gcm::Sm4Gcm;
+pub use stream::{Direction, Mode, Stream};
 
 /// Block length in bytes.
 pub const BLOCK_SIZE: usize = 16;
@@ -200,6 +202,13 @@ pub struct Sm4 {
     engine: Engine,
     /// The profile the key was expanded for; modes built on it (GCM's GHASH) follow it.
     profile: Backend,
+}
+
+/// Lets the streaming modes hold their key schedule borrowed (`&Sm4`) or owned (`Sm4`).
+impl AsRef<Sm4> for Sm4 {
+    fn as_ref(&self) -> &Sm4 {
+        self
+    }
 }
 
 impl core::fmt::Debug for Sm4 {

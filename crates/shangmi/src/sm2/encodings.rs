@@ -2,6 +2,7 @@
 //! password encryption (PBES2), and the curve as files name it (OID or explicit parameters).
 
 pub(super) mod ec_params;
+pub(super) mod key_forms;
 pub(super) mod keyfile;
 pub(super) mod pbes2;
 pub(super) mod pem;

@@ -89,10 +89,10 @@ pub(crate) struct GHashKey {
     engine: Engine,
 }
 
-/// A running GHASH, borrowing its key (starting one copies nothing but the accumulator).
+/// A running GHASH: the accumulator alone, its key passed to each update (so a stream that
+/// owns its key can hold one).
 #[derive(Clone)]
-pub(crate) struct GHash<'a> {
-    key: &'a GHashKey,
+pub(crate) struct GHash {
     acc: u128,
 }
 
@@ -174,18 +174,18 @@ impl GHashKey {
     }
 
     /// A hash starting from zero.
-    pub(crate) fn start(&self) -> GHash<'_> {
-        GHash { key: self, acc: 0 }
+    pub(crate) fn start(&self) -> GHash {
+        GHash { acc: 0 }
     }
 }
 
-impl GHash<'_> {
-    /// Absorbs whole blocks.
-    pub(crate) fn update_blocks(&mut self, blocks: &[Block]) {
+impl GHash {
+    /// Absorbs whole blocks under `key`, the one every update of this hash uses.
+    pub(crate) fn update_blocks(&mut self, key: &GHashKey, blocks: &[Block]) {
         if blocks.is_empty() {
             return;
         }
-        match &self.key.engine {
+        match &key.engine {
             Engine::Soft(k) => {
                 for b in blocks {
                     self.acc = soft::mul(self.acc ^ u128::from_be_bytes(*b), *k);
@@ -207,13 +207,13 @@ impl GHash<'_> {
     }
 
     /// Absorbs `data`, zero-padded to a whole number of blocks.
-    pub(crate) fn update_padded(&mut self, data: &[u8]) {
+    pub(crate) fn update_padded(&mut self, key: &GHashKey, data: &[u8]) {
         let (blocks, rest) = data.as_chunks::<16>();
-        self.update_blocks(blocks);
+        self.update_blocks(key, blocks);
         if !rest.is_empty() {
             let mut last = [0u8; 16];
             last[..rest.len()].copy_from_slice(rest);
-            self.update_blocks(&[last]);
+            self.update_blocks(key, &[last]);
             last.zeroize();
         }
     }
@@ -224,7 +224,7 @@ impl GHash<'_> {
     }
 }
 
-impl Drop for GHash<'_> {
+impl Drop for GHash {
     fn drop(&mut self) {
         self.acc.zeroize();
     }

@@ -34,6 +34,10 @@ pub enum Error {
     /// Decryption failed: wrong tag, wrong padding or tampered ciphertext. One error for every
     /// cause, so the failure reveals nothing about which check failed.
     Decrypt,
+    /// The output buffer is smaller than the size the call said it needs; nothing changed.
+    BufferTooSmall,
+    /// The stream has already been finished.
+    Finished,
 }
 
 impl fmt::Display for Error {
@@ -44,6 +48,8 @@ impl fmt::Display for Error {
             Error::InvalidTagLength => "invalid tag length",
             Error::InvalidKey => "invalid key for this mode",
             Error::Decrypt => "decryption failed",
+            Error::BufferTooSmall => "output buffer too small",
+            Error::Finished => "stream already finished",
         })
     }
 }

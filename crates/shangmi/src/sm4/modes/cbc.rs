@@ -4,36 +4,28 @@
 //! kernel's `cts(cbc(sm4))`), for data of any length from one block.
 
 use super::super::{Block, Sm4};
-use super::ecb::finish_unpad;
+use super::ecb::{finish_unpad, unpad_in_place};
 use super::{CHUNK_BLOCKS, Error, as_blocks_mut, padding, xor_in_place};
 
-/// Streaming CBC encryption of whole blocks; the chaining value carries across calls.
+/// Streaming CBC encryption of whole blocks; the chaining value carries across calls. `C` is
+/// the key schedule, borrowed (`&Sm4`) or owned (`Sm4`, as [`crate::sm4::Stream`] holds it).
 #[derive(Clone)]
-pub struct Encryptor<'a> {
-    cipher: &'a Sm4,
+pub struct Encryptor<C> {
+    cipher: C,
     iv: Block,
 }
 
-impl<'a> Encryptor<'a> {
+impl<C: AsRef<Sm4>> Encryptor<C> {
     /// Starts with `iv`.
-    pub fn new(cipher: &'a Sm4, iv: &Block) -> Self {
+    pub fn new(cipher: C, iv: &Block) -> Self {
         Encryptor { cipher, iv: *iv }
-    }
-
-    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
-    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
-    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Encryptor<'b> {
-        Encryptor {
-            cipher,
-            iv: self.iv,
-        }
     }
 
     /// Encrypts whole blocks in place.
     pub fn encrypt_blocks(&mut self, data: &mut [u8]) -> Result<(), Error> {
         for block in as_blocks_mut(data)? {
             xor_in_place(block, &self.iv);
-            self.cipher.encrypt_block(block);
+            self.cipher.as_ref().encrypt_block(block);
             self.iv = *block;
         }
         Ok(())
@@ -45,31 +37,24 @@ impl<'a> Encryptor<'a> {
     }
 }
 
-/// Streaming CBC decryption of whole blocks, many blocks per call to the cipher.
+/// Streaming CBC decryption of whole blocks, many blocks per call to the cipher; `C` as for
+/// [`Encryptor`].
 #[derive(Clone)]
-pub struct Decryptor<'a> {
-    cipher: &'a Sm4,
+pub struct Decryptor<C> {
+    cipher: C,
     iv: Block,
 }
 
-impl<'a> Decryptor<'a> {
+impl<C: AsRef<Sm4>> Decryptor<C> {
     /// Starts with `iv`.
-    pub fn new(cipher: &'a Sm4, iv: &Block) -> Self {
+    pub fn new(cipher: C, iv: &Block) -> Self {
         Decryptor { cipher, iv: *iv }
-    }
-
-    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
-    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
-    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Decryptor<'b> {
-        Decryptor {
-            cipher,
-            iv: self.iv,
-        }
     }
 
     /// Decrypts whole blocks in place.
     pub fn decrypt_blocks(&mut self, data: &mut [u8]) -> Result<(), Error> {
         let blocks = as_blocks_mut(data)?;
+        let cipher = self.cipher.as_ref();
         // Each block's mask: the ciphertext block before it (the IV for the first).
         let mut masks = [[0u8; 16]; CHUNK_BLOCKS];
         for chunk in blocks.chunks_mut(CHUNK_BLOCKS) {
@@ -77,8 +62,8 @@ impl<'a> Decryptor<'a> {
             masks[0] = self.iv;
             masks[1..n].copy_from_slice(&chunk[..n - 1]);
             self.iv = chunk[n - 1];
-            if !self.cipher.decrypt_then_mask(&masks[..n], chunk) {
-                self.cipher.decrypt_blocks(chunk);
+            if !cipher.decrypt_then_mask(&masks[..n], chunk) {
+                cipher.decrypt_blocks(chunk);
                 xor_in_place(chunk.as_flattened_mut(), masks[..n].as_flattened());
             }
         }
@@ -103,6 +88,29 @@ pub fn decrypt_padded(cipher: &Sm4, iv: &Block, ciphertext: &[u8]) -> Result<Vec
     let mut out = ciphertext.to_vec();
     Decryptor::new(cipher, iv).decrypt_blocks(&mut out)?;
     finish_unpad(out)
+}
+
+/// Pads the first `len` bytes of `buf` with PKCS#7 and encrypts them in place; `buf` must have
+/// room for [`padding::padded_len`]`(len)` bytes. Returns the ciphertext's length.
+pub fn encrypt_padded_in_place(
+    cipher: &Sm4,
+    iv: &Block,
+    buf: &mut [u8],
+    len: usize,
+) -> Result<usize, Error> {
+    let total = padding::pad_in_place(buf, len)?;
+    Encryptor::new(cipher, iv).encrypt_blocks(&mut buf[..total])?;
+    Ok(total)
+}
+
+/// Decrypts `buf` (a non-empty whole number of blocks) in place and checks its padding, as
+/// [`super::ecb::decrypt_padded_in_place`]; `buf` is zeroed on failure.
+pub fn decrypt_padded_in_place(cipher: &Sm4, iv: &Block, buf: &mut [u8]) -> Result<usize, Error> {
+    if buf.is_empty() {
+        return Err(Error::InvalidLength);
+    }
+    Decryptor::new(cipher, iv).decrypt_blocks(buf)?;
+    unpad_in_place(buf)
 }
 
 /// CBC-CS3 encryption in place: any length of at least one block; the last two blocks are

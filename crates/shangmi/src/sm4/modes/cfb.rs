@@ -5,9 +5,10 @@ use super::super::{Block, Sm4};
 use super::{CHUNK_BLOCKS, xor_in_place};
 
 /// Streaming CFB-128 (one object per direction; the position carries across calls).
+/// `C` is the key schedule, borrowed (`&Sm4`) or owned (`Sm4`).
 #[derive(Clone)]
-pub struct Cfb<'a> {
-    cipher: &'a Sm4,
+pub struct Cfb<C: AsRef<Sm4>> {
+    cipher: C,
     /// The current feedback register: the last ciphertext block (IV at first).
     register: Block,
     /// E(register), and how much of it the current partial block has used.
@@ -15,9 +16,9 @@ pub struct Cfb<'a> {
     used: usize,
 }
 
-impl<'a> Cfb<'a> {
+impl<C: AsRef<Sm4>> Cfb<C> {
     /// Starts with `iv`.
-    pub fn new(cipher: &'a Sm4, iv: &Block) -> Self {
+    pub fn new(cipher: C, iv: &Block) -> Self {
         Cfb {
             cipher,
             register: *iv,
@@ -26,23 +27,12 @@ impl<'a> Cfb<'a> {
         }
     }
 
-    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
-    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
-    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Cfb<'b> {
-        Cfb {
-            cipher,
-            register: self.register,
-            keystream: self.keystream,
-            used: self.used,
-        }
-    }
-
     /// Encrypts `data` in place.
     pub fn encrypt(&mut self, data: &mut [u8]) {
         for b in data {
             if self.used == 16 {
                 self.keystream = self.register;
-                self.cipher.encrypt_block(&mut self.keystream);
+                self.cipher.as_ref().encrypt_block(&mut self.keystream);
                 self.used = 0;
             }
             *b ^= self.keystream[self.used];
@@ -71,7 +61,7 @@ impl<'a> Cfb<'a> {
             ks[0] = self.register;
             ks[1..n].copy_from_slice(&chunk[..n - 1]);
             self.register = chunk[n - 1];
-            self.cipher.encrypt_blocks(&mut ks[..n]);
+            self.cipher.as_ref().encrypt_blocks(&mut ks[..n]);
             for (c, k) in chunk.iter_mut().zip(&ks) {
                 xor_in_place(c, k);
             }
@@ -80,7 +70,7 @@ impl<'a> Cfb<'a> {
         let rest = &mut data[whole..];
         if !rest.is_empty() {
             self.keystream = self.register;
-            self.cipher.encrypt_block(&mut self.keystream);
+            self.cipher.as_ref().encrypt_block(&mut self.keystream);
             self.used = 0;
             for b in rest {
                 let c = *b;
@@ -93,7 +83,7 @@ impl<'a> Cfb<'a> {
     }
 }
 
-impl Drop for Cfb<'_> {
+impl<C: AsRef<Sm4>> Drop for Cfb<C> {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.keystream);
     }

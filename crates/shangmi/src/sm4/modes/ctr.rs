@@ -127,35 +127,25 @@ pub(crate) fn apply<I: Increment>(
     leftover
 }
 
-/// Streaming SM4-CTR with a 128-bit big-endian counter.
+/// Streaming SM4-CTR with a 128-bit big-endian counter. `C` is the key schedule, borrowed
+/// (`&Sm4`) or owned (`Sm4`).
 #[derive(Clone)]
-pub struct Ctr<'a> {
-    cipher: &'a Sm4,
+pub struct Ctr<C: AsRef<Sm4>> {
+    cipher: C,
     counter: Block,
     /// Keystream of a partly used block, and how many of its bytes are used.
     partial: Block,
     used: usize,
 }
 
-impl<'a> Ctr<'a> {
+impl<C: AsRef<Sm4>> Ctr<C> {
     /// Starts with the counter block `iv`.
-    pub fn new(cipher: &'a Sm4, iv: &Block) -> Self {
+    pub fn new(cipher: C, iv: &Block) -> Self {
         Ctr {
             cipher,
             counter: *iv,
             partial: [0; 16],
             used: 16,
-        }
-    }
-
-    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
-    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
-    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Ctr<'b> {
-        Ctr {
-            cipher,
-            counter: self.counter,
-            partial: self.partial,
-            used: self.used,
         }
     }
 
@@ -169,7 +159,7 @@ impl<'a> Ctr<'a> {
         if data.is_empty() {
             return;
         }
-        if let Some((ks, used)) = apply(self.cipher, Counter128, &mut self.counter, data) {
+        if let Some((ks, used)) = apply(self.cipher.as_ref(), Counter128, &mut self.counter, data) {
             self.partial = ks;
             self.used = used;
         }
@@ -184,14 +174,14 @@ impl<'a> Ctr<'a> {
         let skip = (offset % 16) as usize;
         if skip != 0 {
             self.partial = self.counter;
-            self.cipher.encrypt_block(&mut self.partial);
+            self.cipher.as_ref().encrypt_block(&mut self.partial);
             Counter128.next(&mut self.counter);
             self.used = skip;
         }
     }
 }
 
-impl Drop for Ctr<'_> {
+impl<C: AsRef<Sm4>> Drop for Ctr<C> {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.partial);
     }

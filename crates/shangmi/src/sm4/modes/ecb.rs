@@ -36,6 +36,43 @@ pub fn decrypt_padded(cipher: &Sm4, ciphertext: &[u8]) -> Result<Vec<u8>, Error>
     finish_unpad(out)
 }
 
+/// Pads the first `len` bytes of `buf` with PKCS#7 and encrypts them in place; `buf` must have
+/// room for [`padding::padded_len`]`(len)` bytes. Returns the ciphertext's length.
+pub fn encrypt_padded_in_place(cipher: &Sm4, buf: &mut [u8], len: usize) -> Result<usize, Error> {
+    let total = padding::pad_in_place(buf, len)?;
+    encrypt(cipher, &mut buf[..total])?;
+    Ok(total)
+}
+
+/// Decrypts `buf` (a non-empty whole number of blocks) in place and checks its padding;
+/// returns the plaintext's length (the plaintext is `buf[..n]`, the padding after it wiped).
+/// Any padding failure is [`Error::Decrypt`], with `buf` zeroed.
+pub fn decrypt_padded_in_place(cipher: &Sm4, buf: &mut [u8]) -> Result<usize, Error> {
+    if buf.is_empty() {
+        return Err(Error::InvalidLength);
+    }
+    decrypt(cipher, buf)?;
+    unpad_in_place(buf)
+}
+
+/// Checks and strips the padding of decrypted data in place, wiping what is not plaintext.
+pub(crate) fn unpad_in_place(buf: &mut [u8]) -> Result<usize, Error> {
+    let last: Block = buf[buf.len().saturating_sub(16)..]
+        .try_into()
+        .map_err(|_| Error::InvalidLength)?;
+    match padding::unpad_len(&last) {
+        Ok(n) => {
+            let keep = buf.len() - n;
+            zeroize::Zeroize::zeroize(&mut buf[keep..]);
+            Ok(keep)
+        }
+        Err(e) => {
+            zeroize::Zeroize::zeroize(buf);
+            Err(e)
+        }
+    }
+}
+
 /// Removes the padding of decrypted data (a non-empty whole number of blocks), wiping it on
 /// failure.
 pub(crate) fn finish_unpad(mut out: Vec<u8>) -> Result<Vec<u8>, Error> {

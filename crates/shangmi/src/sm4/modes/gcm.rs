@@ -34,6 +34,13 @@ pub struct Sm4Gcm {
     tag_len: usize,
 }
 
+/// Lets a [`GcmStream`] hold its key borrowed (`&Sm4Gcm`) or owned (`Sm4Gcm`).
+impl AsRef<Sm4Gcm> for Sm4Gcm {
+    fn as_ref(&self) -> &Sm4Gcm {
+        self
+    }
+}
+
 impl core::fmt::Debug for Sm4Gcm {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Sm4Gcm")
@@ -154,21 +161,35 @@ impl Sm4Gcm {
         result
     }
 
-    /// Begins a message, for data that arrives in pieces.
-    pub fn start(&self, nonce: &[u8], aad: &[u8]) -> Result<GcmStream<'_>, Error> {
-        // One keystream block ahead: free beside E(K, J0) on the AVX-512 backend, and used by
-        // every message that is not empty.
-        self.start_with(nonce, aad, 1)
+    /// Begins a message, for data that arrives in pieces, borrowing this key
+    /// ([`GcmStream::new`] makes one that owns its key).
+    pub fn start(&self, nonce: &[u8], aad: &[u8]) -> Result<GcmStream<&Sm4Gcm>, Error> {
+        GcmStream::new(self, nonce, aad)
     }
 
-    /// Begins a message with the first `prefetch` (at most 3) keystream blocks made in the
-    /// same cipher call as E(K, J0): on the AVX-512 backend up to four blocks cost one.
     fn start_with(
         &self,
         nonce: &[u8],
         aad: &[u8],
         prefetch: usize,
-    ) -> Result<GcmStream<'_>, Error> {
+    ) -> Result<GcmStream<&Sm4Gcm>, Error> {
+        GcmStream::begin(self, nonce, aad, prefetch)
+    }
+}
+
+impl<G: AsRef<Sm4Gcm>> GcmStream<G> {
+    /// Begins a message under `gcm`, borrowed (`&Sm4Gcm`) or owned (`Sm4Gcm`: a stream that
+    /// can be kept, cloned mid-message and dropped apart from the key object).
+    pub fn new(gcm: G, nonce: &[u8], aad: &[u8]) -> Result<Self, Error> {
+        // One keystream block ahead: free beside E(K, J0) on the AVX-512 backend, and used by
+        // every message that is not empty.
+        Self::begin(gcm, nonce, aad, 1)
+    }
+
+    /// Begins a message with the first `prefetch` (at most 3) keystream blocks made in the
+    /// same cipher call as E(K, J0): on the AVX-512 backend up to four blocks cost one.
+    fn begin(gcm: G, nonce: &[u8], aad: &[u8], prefetch: usize) -> Result<Self, Error> {
+        let key = gcm.as_ref();
         if nonce.is_empty() {
             return Err(Error::InvalidNonce);
         }
@@ -180,27 +201,27 @@ impl Sm4Gcm {
             j0[..12].copy_from_slice(nonce);
             j0[15] = 1;
         } else {
-            let mut g = self.ghash.start();
-            g.update_padded(nonce);
+            let mut g = key.ghash.start();
+            g.update_padded(&key.ghash, nonce);
             let mut lens = [0u8; 16];
             lens[8..].copy_from_slice(&(nonce.len() as u64).wrapping_mul(8).to_be_bytes());
-            g.update_blocks(&[lens]);
+            g.update_blocks(&key.ghash, &[lens]);
             j0 = g.value();
         }
         let prefetch = prefetch.min(PREFETCH_MAX);
         let mut blocks = [[0u8; 16]; PREFETCH_MAX + 1];
         let mut counter = j0;
         Counter32.fill(&mut counter, &mut blocks[..=prefetch]);
-        self.cipher.encrypt_blocks(&mut blocks[..=prefetch]);
+        key.cipher.encrypt_blocks(&mut blocks[..=prefetch]);
         let ek_j0 = blocks[0];
         let mut ks = [[0u8; 16]; PREFETCH_MAX];
         ks[..prefetch].copy_from_slice(&blocks[1..=prefetch]);
         blocks.as_flattened_mut().zeroize();
         j0.zeroize();
-        let mut ghash = self.ghash.start();
-        ghash.update_padded(aad);
+        let mut ghash = key.ghash.start();
+        ghash.update_padded(&key.ghash, aad);
         Ok(GcmStream {
-            gcm: self,
+            gcm,
             ghash,
             counter,
             ek_j0,
@@ -220,9 +241,13 @@ impl Sm4Gcm {
 /// [`GcmStream::verify`]) and decrypt in a second pass, or hold the output back until
 /// `verify` succeeds: [`GcmStream::decrypt_unverified`] returns plaintext that is not yet
 /// authenticated, as its name says.
-pub struct GcmStream<'a> {
-    gcm: &'a Sm4Gcm,
-    ghash: GHash<'a>,
+///
+/// `G` is the key, borrowed (from [`Sm4Gcm::start`]) or owned ([`GcmStream::new`]); an owned
+/// stream clones mid-message, and wipes its keystream and key when dropped.
+#[derive(Clone)]
+pub struct GcmStream<G: AsRef<Sm4Gcm>> {
+    gcm: G,
+    ghash: GHash,
     counter: Block,
     ek_j0: Block,
     aad_len: u64,
@@ -235,7 +260,12 @@ pub struct GcmStream<'a> {
     pending_len: usize,
 }
 
-impl GcmStream<'_> {
+impl<G: AsRef<Sm4Gcm>> GcmStream<G> {
+    /// The tag length of its key.
+    pub fn tag_len(&self) -> usize {
+        self.gcm.as_ref().tag_len
+    }
+
     /// Encrypts the next piece of plaintext in place.
     pub fn encrypt(&mut self, buf: &mut [u8]) -> Result<(), Error> {
         self.count(buf.len())?;
@@ -272,7 +302,7 @@ impl GcmStream<'_> {
 
     /// [`GcmStream::verify`] without consuming the stream (its hash is finished).
     fn check(&mut self, tag: &[u8]) -> Result<(), Error> {
-        let n = self.gcm.tag_len;
+        let n = self.gcm.as_ref().tag_len;
         let mut ours = self.tag();
         let ok = tag.len() == n && crate::ct::public_choice(ours[..n].ct_eq(tag));
         ours.zeroize();
@@ -303,7 +333,8 @@ impl GcmStream<'_> {
             return;
         }
         (self.ks_pos, self.ks_len) = (0, 0);
-        if let Some((ks, used)) = apply(&self.gcm.cipher, Counter32, &mut self.counter, later) {
+        let cipher = &self.gcm.as_ref().cipher;
+        if let Some((ks, used)) = apply(cipher, Counter32, &mut self.counter, later) {
             self.ks[0] = ks;
             (self.ks_pos, self.ks_len) = (used, 16);
         }
@@ -319,11 +350,11 @@ impl GcmStream<'_> {
                 return;
             }
             let block = self.pending;
-            self.ghash.update_blocks(&[block]);
+            self.ghash.update_blocks(&self.gcm.as_ref().ghash, &[block]);
             self.pending_len = 0;
         }
         let (blocks, rest) = data.as_chunks::<16>();
-        self.ghash.update_blocks(blocks);
+        self.ghash.update_blocks(&self.gcm.as_ref().ghash, blocks);
         self.pending[..rest.len()].copy_from_slice(rest);
         self.pending_len = rest.len();
     }
@@ -332,20 +363,21 @@ impl GcmStream<'_> {
         if self.pending_len > 0 {
             let n = self.pending_len;
             let pending = self.pending;
-            self.ghash.update_padded(&pending[..n]);
+            self.ghash
+                .update_padded(&self.gcm.as_ref().ghash, &pending[..n]);
             self.pending_len = 0;
         }
         let mut lens = [0u8; 16];
         lens[..8].copy_from_slice(&self.aad_len.wrapping_mul(8).to_be_bytes());
         lens[8..].copy_from_slice(&self.ct_len.wrapping_mul(8).to_be_bytes());
-        self.ghash.update_blocks(&[lens]);
+        self.ghash.update_blocks(&self.gcm.as_ref().ghash, &[lens]);
         let mut t = self.ghash.value();
         xor_in_place(&mut t, &self.ek_j0);
         t
     }
 }
 
-impl Drop for GcmStream<'_> {
+impl<G: AsRef<Sm4Gcm>> Drop for GcmStream<G> {
     fn drop(&mut self) {
         self.ek_j0.zeroize();
         self.ks.as_flattened_mut().zeroize();

@@ -3,16 +3,17 @@
 use super::super::{Block, Sm4};
 
 /// Streaming OFB keystream (encryption and decryption are the same operation).
+/// `C` is the key schedule, borrowed (`&Sm4`) or owned (`Sm4`).
 #[derive(Clone)]
-pub struct Ofb<'a> {
-    cipher: &'a Sm4,
+pub struct Ofb<C: AsRef<Sm4>> {
+    cipher: C,
     block: Block,
     used: usize,
 }
 
-impl<'a> Ofb<'a> {
+impl<C: AsRef<Sm4>> Ofb<C> {
     /// Starts with `iv`.
-    pub fn new(cipher: &'a Sm4, iv: &Block) -> Self {
+    pub fn new(cipher: C, iv: &Block) -> Self {
         Ofb {
             cipher,
             block: *iv,
@@ -20,21 +21,11 @@ impl<'a> Ofb<'a> {
         }
     }
 
-    /// This stream's state (chaining value, position) over `cipher`, which must hold the same
-    /// key: how a wrapper that owns its key schedule copies a stream in mid-message.
-    pub fn clone_onto<'b>(&self, cipher: &'b Sm4) -> Ofb<'b> {
-        Ofb {
-            cipher,
-            block: self.block,
-            used: self.used,
-        }
-    }
-
     /// XORs the keystream into `data`.
     pub fn apply_keystream(&mut self, data: &mut [u8]) {
         for b in data {
             if self.used == 16 {
-                self.cipher.encrypt_block(&mut self.block);
+                self.cipher.as_ref().encrypt_block(&mut self.block);
                 self.used = 0;
             }
             *b ^= self.block[self.used];
@@ -43,7 +34,7 @@ impl<'a> Ofb<'a> {
     }
 }
 
-impl Drop for Ofb<'_> {
+impl<C: AsRef<Sm4>> Drop for Ofb<C> {
     fn drop(&mut self) {
         zeroize::Zeroize::zeroize(&mut self.block);
     }

@@ -4,6 +4,21 @@ use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 
 use super::Error;
 
+/// The length of `len` bytes with their padding (1 to 16 bytes more), or `None` where that
+/// does not fit a `usize`.
+pub fn padded_len(len: usize) -> Option<usize> {
+    (len / 16 * 16).checked_add(16)
+}
+
+/// Pads the first `len` bytes of `buf` in place (the padding goes after them) and returns the
+/// padded length, or [`Error::BufferTooSmall`] when `buf` is shorter than that.
+pub(crate) fn pad_in_place(buf: &mut [u8], len: usize) -> Result<usize, Error> {
+    let total = padded_len(len).ok_or(Error::InvalidLength)?;
+    let tail = buf.get_mut(len..total).ok_or(Error::BufferTooSmall)?;
+    tail.fill((total - len) as u8);
+    Ok(total)
+}
+
 /// Appends 1..=16 bytes of value n.
 pub fn pad(data: &mut Vec<u8>) {
     let n = 16 - data.len() % 16;
