@@ -215,6 +215,18 @@ int main(int argc, char **argv) {
         CHECK(EVP_DigestSignUpdate(m, msg, 40) == 1 && EVP_DigestSignUpdate(m, msg + 40, 60) == 1);
         CHECK(EVP_DigestSignFinal(m, NULL, &sl) == 1 && sl >= 70);
         CHECK(EVP_DigestSignFinal(m, sig, &sl) == 1);
+        /* The context signs again after an init that passes no key (it keeps its own), as
+         * OpenSSL's SM2 does; the second signature verifies on the other provider. */
+        unsigned char sig2[80];
+        size_t sl2 = sizeof sig2;
+        CHECK(EVP_DigestSignInit_ex(m, NULL, NULL, NULL, NULL, NULL, NULL) == 1);
+        CHECK(EVP_DigestSign(m, sig2, &sl2, msg, 50) == 1);
+        EVP_MD_CTX_free(m);
+        m = EVP_MD_CTX_new();
+        EVP_PKEY_CTX *pv = NULL;
+        CHECK(EVP_DigestVerifyInit_ex(m, &pv, "SM3", NULL, vp, sm2key, NULL) == 1);
+        CHECK(EVP_PKEY_CTX_set1_id(pv, "alice@example.com", 17) == 1); /* kept across init */
+        CHECK(EVP_DigestVerify(m, sig2, sl2, msg, 50) == 1);
         EVP_MD_CTX_free(m);
         for (int tamper = 0; tamper < 3; tamper++) {
             m = EVP_MD_CTX_new();

@@ -241,6 +241,110 @@ static void test_ccm(EVP_CIPHER *ccm, const unsigned char *cct, const unsigned c
     EVP_CIPHER_CTX_free(x);
 }
 
+/* Tags shorter than 12 bytes only when the caller declared that length first (the tag's own
+ * length never decides it), for GCM and CCM. */
+static void test_short_tags(EVP_CIPHER *gcm, EVP_CIPHER *ccm) {
+    unsigned char back[64], t[16];
+    int n = 0;
+    for (int declare = 0; declare <= 2; declare++) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+        CHECK(EVP_DecryptInit_ex2(x, gcm, key, iv, NULL) == 1);
+        if (declare == 1) CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 8, NULL) == 1);
+        if (declare == 2) {
+            size_t eight = 8;
+            OSSL_PARAM ps[2] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &eight),
+                                OSSL_PARAM_construct_end()};
+            CHECK(EVP_CIPHER_CTX_set_params(x, ps) == 1);
+        }
+        int r = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 8, tag);
+        if (declare == 0) {
+            CHECK(r != 1 && queue_says("shorter than 12"));
+        } else {
+            CHECK(r == 1);
+            CHECK(EVP_DecryptUpdate(x, NULL, &n, aad, 20) == 1);
+            CHECK(EVP_DecryptUpdate(x, back, &n, ct, 64) == 1 && memcmp(back, pt, 64) == 0);
+        }
+        EVP_CIPHER_CTX_free(x);
+    }
+    /* A truncated tag of a length that was not declared (or another length) is refused. */
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_DecryptInit_ex2(x, gcm, key, iv, NULL) == 1);
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 8, NULL) == 1);
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 4, tag) != 1 && queue_says("shorter than 12"));
+    EVP_CIPHER_CTX_free(x);
+
+    /* CCM with M = 8: made with the length declared, read back only with it declared. */
+    unsigned char out[64];
+    x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(x, ccm, NULL, NULL, NULL) == 1);
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) == 1);
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 8, NULL) == 1);
+    CHECK(EVP_EncryptInit_ex2(x, NULL, key, iv, NULL) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 64) == 1 && n == 64);
+    CHECK(EVP_EncryptFinal_ex(x, out + 64, &n) == 1);
+    CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 8, t) == 1);
+    EVP_CIPHER_CTX_free(x);
+    for (int declare = 0; declare <= 1; declare++) {
+        x = EVP_CIPHER_CTX_new();
+        CHECK(EVP_DecryptInit_ex2(x, ccm, NULL, NULL, NULL) == 1);
+        CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) == 1);
+        if (declare) CHECK(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 8, NULL) == 1);
+        int r = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, 8, t);
+        if (!declare) {
+            CHECK(r != 1 && queue_says("shorter than 12"));
+        } else {
+            CHECK(r == 1 && EVP_DecryptInit_ex2(x, NULL, key, iv, NULL) == 1);
+            CHECK(EVP_DecryptUpdate(x, back, &n, out, 64) == 1 && memcmp(back, pt, 64) == 0);
+        }
+        EVP_CIPHER_CTX_free(x);
+    }
+}
+
+/* No nonce serves two messages: a context initialised again without a new IV, after a
+ * message was begun and abandoned, refuses to encrypt. */
+static void test_nonce_reuse(EVP_CIPHER *gcm, EVP_CIPHER *ccm) {
+    unsigned char out[64];
+    int n = 0;
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(x, gcm, key, iv, NULL) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) == 1);
+    CHECK(EVP_EncryptInit_ex2(x, NULL, NULL, NULL, NULL) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) != 1 && queue_says("not initialised"));
+    CHECK(EVP_EncryptInit_ex2(x, NULL, key, NULL, NULL) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) != 1 && queue_says("not initialised"));
+    /* A fresh IV starts a message again. */
+    CHECK(EVP_EncryptInit_ex2(x, NULL, NULL, iv, NULL) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) == 1 && n == 16);
+    EVP_CIPHER_CTX_free(x);
+
+    x = EVP_CIPHER_CTX_new();
+    CHECK(EVP_EncryptInit_ex2(x, ccm, key, iv, NULL) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) == 1);
+    CHECK(EVP_EncryptInit_ex2(x, NULL, NULL, NULL, NULL) == 1);
+    CHECK(EVP_EncryptUpdate(x, out, &n, pt, 16) != 1 && queue_says("not initialised"));
+    EVP_CIPHER_CTX_free(x);
+}
+
+/* EVP_Cipher on ECB and CBC transforms exactly the bytes given, as OpenSSL's own SM4 does,
+ * even with padding on (the default): no block held back, none added. */
+static void test_evp_cipher(EVP_CIPHER *ours, EVP_CIPHER *theirs) {
+    unsigned char a[64], b[64], c[64];
+    for (int enc = 1; enc >= 0; enc--) {
+        EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new(), *y = EVP_CIPHER_CTX_new();
+        CHECK(EVP_CipherInit_ex2(x, ours, key, key, enc, NULL) == 1);
+        CHECK(EVP_CipherInit_ex2(y, theirs, key, key, enc, NULL) == 1);
+        CHECK(EVP_Cipher(x, a, pt, 32) == 32 && EVP_Cipher(x, a + 32, pt + 32, 32) == 32);
+        CHECK(EVP_Cipher(y, b, pt, 32) == 32 && EVP_Cipher(y, b + 32, pt + 32, 32) == 32);
+        CHECK(memcmp(a, b, 64) == 0);
+        /* In place too. */
+        memcpy(c, pt, 64);
+        CHECK(EVP_CipherInit_ex2(x, NULL, key, key, enc, NULL) == 1);
+        CHECK(EVP_Cipher(x, c, c, 64) == 64 && memcmp(c, b, 64) == 0);
+        EVP_CIPHER_CTX_free(x);
+        EVP_CIPHER_CTX_free(y);
+    }
+}
+
 static void test_xts(EVP_CIPHER *xts) {
     unsigned char xk[32], xt[16], xp[56], xc[56], out[56], back[56];
     hex("2b7e151628aed2a6abf7158809cf4f3c000102030405060708090a0b0c0d0e0f", xk);
@@ -306,6 +410,19 @@ int main(int argc, char **argv) {
     /* Failures of the older pieces reach the queue too: a bad CBC padding, a bad key length. */
     EVP_CIPHER *cbc = EVP_CIPHER_fetch(NULL, "SM4-CBC", "provider=shangmi");
     if (gcm && xts && cbc) test_copy(gcm, xts, cbc);
+    if (gcm && ccm) {
+        test_short_tags(gcm, ccm);
+        test_nonce_reuse(gcm, ccm);
+    }
+    const char *raw[] = {"SM4-CBC", "SM4-ECB", "SM4-CTR", "SM4-OFB", "SM4-CFB"};
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
+        EVP_CIPHER *o = EVP_CIPHER_fetch(NULL, raw[i], "provider=shangmi");
+        EVP_CIPHER *t = EVP_CIPHER_fetch(NULL, raw[i], "provider=default");
+        CHECK(o && t);
+        if (o && t) test_evp_cipher(o, t);
+        EVP_CIPHER_free(o);
+        EVP_CIPHER_free(t);
+    }
     if (cbc) {
         unsigned char buf[32], out[64];
         int n = 0, m = 0;

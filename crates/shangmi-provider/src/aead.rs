@@ -545,7 +545,7 @@ unsafe fn apply_params(c: &mut Ctx, ps: *const OsslParam) -> c_int {
                 let e = &*p;
                 let n = e.data_size;
                 let ok = match c.kind {
-                    Kind::Gcm => gcm_tag_len_ok(n) && !e.data.is_null(),
+                    Kind::Gcm => gcm_tag_len_ok(n),
                     Kind::Ccm => (4..=16).contains(&n) && n % 2 == 0,
                 };
                 if e.data_type != params::OCTET_STRING || !ok {

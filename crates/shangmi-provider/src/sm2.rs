@@ -445,15 +445,21 @@ unsafe fn sig_init(
                     return fail(Reason::Unsupported, F);
                 }
             }
-            let Some(k) = key(k) else {
-                return fail(Reason::NoKey, F);
+            // No key: the one this context already holds, as OpenSSL's own SM2 reuses it
+            // (an EVP_PKEY_CTX or EVP_MD_CTX initialised again for the next message).
+            let k = match key(k) {
+                Some(k) => k.clone(),
+                None => match c.key.take() {
+                    Some(k) => k,
+                    None => return fail(Reason::NoKey, F),
+                },
             };
             if private && !matches!(k, Key::Private(_)) || k.public().is_none() {
                 return fail(Reason::InvalidKey, F);
             }
-            c.key = Some(k.clone());
+            c.key = Some(k);
             c.hash = None;
-            sig_set_params(ctx, ps)
+            sig_apply_params(c, ps)
         }
     })
 }
@@ -643,37 +649,48 @@ unsafe extern "C" fn dverify_final(ctx: *mut c_void, s: *const u8, s_len: usize)
 }
 
 unsafe extern "C" fn sig_set_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
-    const F: &CStr = c"sm2_signature_set_params";
     guarded(0, || {
         // SAFETY: the core passes a live context and a terminated array (or NULL).
         unsafe {
             let Some(c) = sig(ctx) else { return 0 };
-            for p in params::entries(ps) {
-                if params::is(p, c"distid") {
-                    let e = &*p;
-                    if e.data_type != params::OCTET_STRING || (e.data.is_null() && e.data_size > 0)
-                    {
-                        return fail(Reason::InvalidArgument, F);
-                    }
-                    // The ID is part of Z: it cannot change once the message has started.
-                    if c.hash.is_some() {
-                        return fail(Reason::State, F);
-                    }
-                    if e.data_size > sm2::MAX_ID_LEN {
-                        return fail(Reason::InvalidArgument, F);
-                    }
-                    c.id = if e.data_size == 0 {
-                        Vec::new()
-                    } else {
-                        core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec()
-                    };
-                } else if params::is(p, c"digest") && !params::names(p, b"SM3") {
-                    return fail(Reason::Unsupported, F);
-                }
-            }
-            1
+            sig_apply_params(c, ps)
         }
     })
+}
+
+/// The parameters in `ps` applied to `c` (from `set_params`, and from init on the context it
+/// already holds, so no second reference to it is made).
+///
+/// # Safety
+/// `ps` NULL or a terminated array whose entries fit their types.
+unsafe fn sig_apply_params(c: &mut SigCtx, ps: *const OsslParam) -> c_int {
+    const F: &CStr = c"sm2_signature_set_params";
+    // SAFETY: the contract above.
+    unsafe {
+        for p in params::entries(ps) {
+            if params::is(p, c"distid") {
+                let e = &*p;
+                if e.data_type != params::OCTET_STRING || (e.data.is_null() && e.data_size > 0) {
+                    return fail(Reason::InvalidArgument, F);
+                }
+                // The ID is part of Z: it cannot change once the message has started.
+                if c.hash.is_some() {
+                    return fail(Reason::State, F);
+                }
+                if e.data_size > sm2::MAX_ID_LEN {
+                    return fail(Reason::InvalidArgument, F);
+                }
+                c.id = if e.data_size == 0 {
+                    Vec::new()
+                } else {
+                    core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec()
+                };
+            } else if params::is(p, c"digest") && !params::names(p, b"SM3") {
+                return fail(Reason::Unsupported, F);
+            }
+        }
+    }
+    1
 }
 
 /// DER AlgorithmIdentifier of SM2-with-SM3 (1.2.156.10197.1.501), no parameters.
