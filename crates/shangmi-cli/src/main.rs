@@ -152,17 +152,41 @@ fn usage(e: &clap::Error) -> ExitCode {
     }
 }
 
-/// clap's message ("error: ...", a tip, the usage, "For more information, try '...'") as one
-/// line: the error, then where to look.
+/// clap's message ("error: ...", the arguments it concerns on the lines after, a tip, the
+/// usage, "For more information, try '...'") as one line: the error with what it names, then
+/// the help of the command that was being used.
 fn one_line(rendered: &str) -> String {
-    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("invalid usage");
-    let what = first.strip_prefix("error: ").unwrap_or(first);
-    let help = rendered
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("For more information, try "))
-        .map(|h| h.trim_end_matches('.').to_string())
-        .unwrap_or_else(|| "'shangmi --help'".into());
+    let lines: Vec<&str> = rendered.lines().map(str::trim).collect();
+    let mut rest = lines.iter().copied().skip_while(|l| l.is_empty());
+    let first = rest.next().unwrap_or("invalid usage");
+    let mut what = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    if what.ends_with(':') {
+        // "the following required arguments were not provided:" and the list below it.
+        let named: Vec<&str> = rest
+            .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+            .collect();
+        if !named.is_empty() {
+            what = format!("{} {}", what, named.join(", "));
+        }
+    }
+    // The command being used, from the usage line: `shangmi sm2 sign --help`.
+    let command: Option<String> = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .map(|u| {
+            u.split_whitespace()
+                .take_while(|w| !w.starts_with(['-', '[', '<']))
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+    let help = match command {
+        Some(c) if !c.is_empty() => format!("'{c} --help'"),
+        _ => lines
+            .iter()
+            .find_map(|l| l.strip_prefix("For more information, try "))
+            .map(|h| h.trim_end_matches('.').to_string())
+            .unwrap_or_else(|| "'shangmi --help'".into()),
+    };
     if what.starts_with("Usage:") || what.starts_with("SM2, SM3 and SM4") {
         // A command or subcommand is missing: clap shows the help; one line says so.
         return format!("a command is needed; try {help}");

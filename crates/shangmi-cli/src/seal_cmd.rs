@@ -34,8 +34,10 @@ pub struct SealArgs {
     /// PBKDF2 iterations with --password-file.
     #[arg(long, default_value_t = seal::DEFAULT_ITERATIONS, requires = "password_file")]
     iterations: u32,
+    /// The file to read (default stdin).
     #[arg(short, long, value_name = "IN")]
     input: Option<PathBuf>,
+    /// The file to write (default stdout); it appears only when complete.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
 }
@@ -63,8 +65,10 @@ pub struct OpenArgs {
     /// The password of an encrypted --key.
     #[arg(long, value_name = "F", requires = "key")]
     key_password_file: Option<PathBuf>,
+    /// The file to read (default stdin).
     #[arg(short, long, value_name = "IN")]
     input: Option<PathBuf>,
+    /// The file to write (default stdout); it appears only when complete.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
 }

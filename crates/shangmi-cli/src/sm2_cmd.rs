@@ -159,8 +159,10 @@ enum Cmd {
         /// How the signature is written.
         #[arg(long, value_enum, default_value = "der")]
         sig_form: SigForm,
+        /// The file to read (default stdin).
         #[arg(short, long, value_name = "FILE")]
         input: Option<PathBuf>,
+        /// The file to write (default stdout); it appears only when complete.
         #[arg(short, long, value_name = "SIG")]
         output: Option<PathBuf>,
         #[arg(long, value_name = "F")]
@@ -183,6 +185,7 @@ enum Cmd {
         sig_form: SigForm,
         #[arg(long, value_name = "SIG")]
         sig: PathBuf,
+        /// The file to read (default stdin).
         #[arg(short, long, value_name = "FILE")]
         input: Option<PathBuf>,
     },
@@ -202,8 +205,10 @@ enum Cmd {
         /// and c1c2c3 only).
         #[arg(long)]
         no_prefix: bool,
+        /// The file to read (default stdin).
         #[arg(short, long, value_name = "IN")]
         input: Option<PathBuf>,
+        /// The file to write (default stdout); it appears only when complete.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
@@ -219,8 +224,10 @@ enum Cmd {
         /// What the input holds.
         #[arg(value_enum)]
         kind: ConvertKind,
+        /// The file to read.
         #[arg(short, long, value_name = "IN")]
         input: PathBuf,
+        /// The file to write (default stdout); it appears only when complete.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
         /// The input's form: for sig der|raw|hex|der-hex; for ciphertext asn1|c1c3c2|c1c2c3
@@ -262,8 +269,10 @@ enum Cmd {
         /// C1 is x || y without its 04 (c1c3c2 and c1c2c3 only).
         #[arg(long)]
         no_prefix: bool,
+        /// The file to read (default stdin).
         #[arg(short, long, value_name = "IN")]
         input: Option<PathBuf>,
+        /// The file to write (default stdout); it appears only when complete.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
         #[arg(long, value_name = "F")]

@@ -775,6 +775,37 @@ fn full_disks_missing_files_and_usage_errors_exit_2_cleanly() {
     ] {
         let out = String::from_utf8(ok(d, &cmd)).unwrap();
         assert!(out.contains("Example"), "{cmd:?}");
+        // Every option says what it is: "-i, --input <IN>" has its description on its line
+        // or (clap's long form) on the next.
+        let lines: Vec<&str> = out.lines().map(str::trim_start).collect();
+        for (i, t) in lines.iter().enumerate() {
+            if t.starts_with("-i, --input") || t.starts_with("-o, --output") {
+                let next = lines.get(i + 1).copied().unwrap_or("");
+                let described = t.split_whitespace().count() > 3
+                    || (!next.is_empty() && !next.starts_with('-'));
+                assert!(described, "{cmd:?}: {t}");
+            }
+        }
+    }
+    for cmd in [vec!["sm2", "convert", "--help"], vec!["seal", "--help"]] {
+        let out = String::from_utf8(ok(d, &cmd)).unwrap();
+        assert!(out.contains("The file to read"), "{cmd:?}: {out}");
+    }
+    // A usage error names what is missing, and the help of the command it was for.
+    for (args, names, help) in [
+        (vec!["sm2", "sign"], "--key", "'shangmi sm2 sign --help'"),
+        (vec!["seal"], "--recipient", "'shangmi seal --help'"),
+        (
+            vec!["sm2", "convert", "sig"],
+            "--input",
+            "'shangmi sm2 convert --help'",
+        ),
+    ] {
+        let o = run(d, &args, None);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(names) && err.contains(help), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
     }
 }
 
