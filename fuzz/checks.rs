@@ -360,16 +360,17 @@ pub fn backends_sm3(data: &[u8]) {
         msgs.push(&rest[..n]);
         rest = &rest[n..];
     }
-    let reference = sm3::hash_with_backend(Backend::Portable, msg).expect("portable");
-    let reference_many = sm3::hash_many_with_backend(Backend::Portable, &msgs).expect("portable");
+    let reference = shangmi::hazmat::hash_with_backend(Backend::Portable, msg).expect("portable");
+    let reference_many =
+        shangmi::hazmat::hash_many_with_backend(Backend::Portable, &msgs).expect("portable");
     for b in Backend::available() {
         assert_eq!(
-            sm3::hash_with_backend(b, msg).expect("available"),
+            shangmi::hazmat::hash_with_backend(b, msg).expect("available"),
             reference,
             "{b}"
         );
         assert_eq!(
-            sm3::hash_many_with_backend(b, &msgs).expect("available"),
+            shangmi::hazmat::hash_many_with_backend(b, &msgs).expect("available"),
             reference_many,
             "{b}"
         );

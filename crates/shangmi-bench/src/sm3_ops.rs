@@ -66,13 +66,13 @@ fn profile_candidate(op: &str, n: usize, name: &'static str, b: shangmi::Backend
     if op == "sm3" {
         let data = input::bytes(n);
         return Candidate::new(name, move |out| {
-            out.copy_from_slice(&sm3::hash_with_backend(b, &data).expect("available"));
+            out.copy_from_slice(&shangmi::hazmat::hash_with_backend(b, &data).expect("available"));
         });
     }
     let msgs: Vec<Vec<u8>> = (0..16).map(|i| input::bytes_seeded(n, i)).collect();
     Candidate::new(name, move |out| {
         let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
-        let digests = sm3::hash_many_with_backend(b, &refs).expect("available");
+        let digests = shangmi::hazmat::hash_many_with_backend(b, &refs).expect("available");
         out.copy_from_slice(digests.as_flattened());
     })
 }

@@ -41,6 +41,8 @@ pub mod cpu;
 pub mod ct;
 #[cfg(not(shangmi_ctgrind))]
 pub(crate) mod ct;
+#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
+pub mod hazmat;
 pub mod hex;
 pub mod seal;
 pub mod sink;

@@ -29,7 +29,7 @@ mod arithmetic;
 #[cfg(shangmi_ctgrind)]
 pub(crate) mod ct_probes;
 mod encodings;
-mod protocols;
+pub(crate) mod protocols;
 
 pub(crate) use arithmetic::engine;
 use arithmetic::{field, mul, point, safegcd, scalar};
@@ -46,8 +46,6 @@ pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
 pub use encrypt_stream::{Decryptor, Encryptor};
 pub use keyfile::KeyFileError;
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
-#[cfg(feature = "hazmat")]
-pub use kx::derive_for_known_answer_tests;
 pub use kx::{Agreement, EphemeralSecret, Exchange, Role};
 pub use pbes2::{
     DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf, is_encrypted_pkcs8_der,

@@ -26,9 +26,9 @@ mod arm_neon_lanes;
 mod arm_sm3ce;
 mod digest_impls;
 mod hmac_sm3;
-mod kdf;
+pub(crate) mod kdf;
 pub(crate) mod lanes;
-mod pbkdf2;
+pub(crate) mod pbkdf2;
 mod soft;
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
@@ -48,14 +48,8 @@ use zeroize::Zeroize;
 )]
 use crate::cpu::{Backend, Implementation, UnsupportedBackend};
 pub use hmac_sm3::{HmacSm3, MacError, hmac};
-#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
-pub use kdf::kdf_with_backend;
 pub use kdf::{Kdf, KdfError, KdfErrorOrBackend, kdf, kdf_into};
-#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
-pub use lanes::hash_many_with_backend;
 pub use lanes::{LengthMismatch, hash_many, hash_many_into};
-#[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
-pub use pbkdf2::pbkdf2_with_backend;
 pub use pbkdf2::{Pbkdf2Error, pbkdf2};
 
 /// Digest length in bytes.
@@ -144,8 +138,9 @@ pub fn hash(data: &[u8]) -> [u8; DIGEST_SIZE] {
 }
 
 #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
-/// Hashes `data` with a forced backend (for tests and benchmarks).
-pub fn hash_with_backend(
+/// Hashes `data` with a forced backend (for tests and benchmarks; public as
+/// `shangmi::hazmat::hash_with_backend`).
+pub(crate) fn hash_with_backend(
     backend: Backend,
     data: &[u8],
 ) -> Result<[u8; DIGEST_SIZE], UnsupportedBackend> {

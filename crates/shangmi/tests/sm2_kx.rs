@@ -10,10 +10,8 @@ use num_bigint::BigUint;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shangmi::Backend;
-use shangmi::sm2::{
-    DEFAULT_ID, EphemeralSecret, Error, Exchange, Role, SigningKey, VerifyingKey,
-    derive_for_known_answer_tests,
-};
+use shangmi::hazmat::derive_for_known_answer_tests;
+use shangmi::sm2::{DEFAULT_ID, EphemeralSecret, Error, Exchange, Role, SigningKey, VerifyingKey};
 
 #[test]
 fn the_standards_example() {

@@ -30,7 +30,9 @@ fn official_vectors_on_every_backend() {
         let want = rec.hex("digest");
         for b in Backend::available() {
             assert_eq!(
-                sm3::hash_with_backend(b, &msg).unwrap().as_slice(),
+                shangmi::hazmat::hash_with_backend(b, &msg)
+                    .unwrap()
+                    .as_slice(),
                 want,
                 "{} on {b}",
                 rec.place()
@@ -58,7 +60,7 @@ fn every_length_to_1100_matches_openssl_on_every_backend() {
         let want = openssl_sm3(&data[..len]);
         for b in Backend::available() {
             assert_eq!(
-                sm3::hash_with_backend(b, &data[..len]).unwrap(),
+                shangmi::hazmat::hash_with_backend(b, &data[..len]).unwrap(),
                 want,
                 "len {len} on {b}"
             );
@@ -77,7 +79,7 @@ fn random_lengths_to_1mib_match_openssl() {
         let want = openssl_sm3(msg);
         for b in Backend::available() {
             assert_eq!(
-                sm3::hash_with_backend(b, msg).unwrap(),
+                shangmi::hazmat::hash_with_backend(b, msg).unwrap(),
                 want,
                 "len {len} on {b}"
             );
@@ -180,7 +182,7 @@ fn unsupported_backend_is_an_error_not_a_panic() {
     ] {
         assert_eq!(Sm3::with_backend(b).is_ok(), b.is_available());
         assert_eq!(
-            sm3::hash_many_with_backend(b, &[]).is_ok(),
+            shangmi::hazmat::hash_many_with_backend(b, &[]).is_ok(),
             b.is_available()
         );
     }
@@ -204,7 +206,7 @@ fn lanes_equal_single_stream_for_unequal_lengths() {
                     &data[start..start + len]
                 })
                 .collect();
-            let got = sm3::hash_many_with_backend(b, &msgs).unwrap();
+            let got = shangmi::hazmat::hash_many_with_backend(b, &msgs).unwrap();
             assert_eq!(got.len(), msgs.len());
             for (i, m) in msgs.iter().enumerate() {
                 assert_eq!(
@@ -217,7 +219,7 @@ fn lanes_equal_single_stream_for_unequal_lengths() {
         }
         // Every message length from 0 to 200 in one call: each padding shape in some lane.
         let msgs: Vec<&[u8]> = (0..=200).map(|n| &data[n..2 * n]).collect();
-        let got = sm3::hash_many_with_backend(b, &msgs).unwrap();
+        let got = shangmi::hazmat::hash_many_with_backend(b, &msgs).unwrap();
         for (i, m) in msgs.iter().enumerate() {
             assert_eq!(got[i], openssl_sm3(m), "length {i} on {b}");
         }
@@ -263,7 +265,7 @@ mod properties {
         fn lanes_agree(msgs in vec(vec(any::<u8>(), 0..400), 0..40)) {
             let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
             for b in Backend::available() {
-                let got = sm3::hash_many_with_backend(b, &refs).unwrap();
+                let got = shangmi::hazmat::hash_many_with_backend(b, &refs).unwrap();
                 for (m, d) in refs.iter().zip(&got) {
                     prop_assert_eq!(*d, openssl_sm3(m));
                 }

@@ -121,7 +121,7 @@ fn pbkdf2_matches_openssl_on_every_backend() {
             .unwrap();
         for b in Backend::available() {
             let mut got = vec![0u8; len];
-            sm3::pbkdf2_with_backend(b, pass, salt, iter, &mut got)
+            shangmi::hazmat::pbkdf2_with_backend(b, pass, salt, iter, &mut got)
                 .unwrap()
                 .unwrap();
             assert_eq!(got, want, "{iter} iterations, {len} bytes on {b}");
@@ -177,7 +177,7 @@ fn kdf_matches_the_per_counter_definition_on_every_backend() {
             let want = kdf_reference(z, len);
             for b in Backend::available() {
                 let mut got = vec![0u8; len];
-                sm3::kdf_with_backend(b, z, &mut got).unwrap();
+                shangmi::hazmat::kdf_with_backend(b, z, &mut got).unwrap();
                 assert_eq!(got, want, "z {z_len} bytes, {len} out on {b}");
             }
         }

@@ -99,7 +99,7 @@ pub fn run(name: &str, seed: u8, profile: Backend) -> Option<Vec<u8>> {
             let mut password = input(21);
             secret(&mut password);
             let mut out = [0u8; 48];
-            crate::sm3::pbkdf2_with_backend(profile, &password, b"salt", 3, &mut out)
+            crate::hazmat::pbkdf2_with_backend(profile, &password, b"salt", 3, &mut out)
                 .ok()?
                 .ok()?;
             public(out).to_vec()
@@ -110,7 +110,7 @@ pub fn run(name: &str, seed: u8, profile: Backend) -> Option<Vec<u8>> {
             let mut z = [input(22), input(23)].concat();
             secret(&mut z[..]);
             let mut out = [0u8; 100];
-            crate::sm3::kdf_with_backend(profile, &z, &mut out).ok()?;
+            crate::hazmat::kdf_with_backend(profile, &z, &mut out).ok()?;
             public(out).to_vec()
         }
         "sm4-ccm" => {

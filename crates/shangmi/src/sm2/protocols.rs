@@ -6,7 +6,7 @@ pub(super) mod batch;
 pub(super) mod encrypt;
 pub(super) mod encrypt_stream;
 pub(super) mod keys;
-pub(super) mod kx;
+pub(crate) mod kx;
 pub(super) mod pool;
 pub(super) mod precomputed;
 pub(super) mod signature;
