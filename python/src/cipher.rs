@@ -8,7 +8,7 @@ use shangmi::sm4::modes::{self, Error as ModeError, cbc, cfb, ctr, ecb, gcm, ofb
 use shangmi::sm4::{Direction, Mode, Sm4, Sm4Ccm, Sm4Gcm};
 use zeroize::Zeroizing;
 
-use crate::{InvalidTag, Shared, array, bytes_from, data, data_or_empty, run};
+use crate::{Data, InvalidTag, Shared, array, bytes_from, data, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Gcm>()?;
@@ -76,13 +76,13 @@ impl Gcm {
     fn encrypt<'py>(
         &self,
         py: Python<'py>,
-        nonce: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
-        associated_data: Option<&Bound<'_, PyAny>>,
+        nonce: Data<'_>,
+        data: Data<'_>,
+        associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = crate::data(nonce, "nonce")?;
-        let d = crate::data(data, "data")?;
-        let a = data_or_empty(associated_data, "associated_data")?;
+        let n = nonce;
+        let d = data;
+        let a = associated_data.unwrap_or_default();
         let (inner, t) = (&self.inner, self.inner.tag_len());
         bytes_from(py, &d, d.len() + t, |buf| {
             let (body, tag) = buf.split_at_mut(d.len());
@@ -96,13 +96,13 @@ impl Gcm {
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
-        nonce: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
-        associated_data: Option<&Bound<'_, PyAny>>,
+        nonce: Data<'_>,
+        data: Data<'_>,
+        associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = crate::data(nonce, "nonce")?;
-        let d = crate::data(data, "data")?;
-        let a = data_or_empty(associated_data, "associated_data")?;
+        let n = nonce;
+        let d = data;
+        let a = associated_data.unwrap_or_default();
         let body = d
             .len()
             .checked_sub(self.inner.tag_len())
@@ -119,11 +119,11 @@ impl Gcm {
     #[pyo3(signature = (nonce, associated_data=None))]
     fn encryptor(
         &self,
-        nonce: &Bound<'_, PyAny>,
-        associated_data: Option<&Bound<'_, PyAny>>,
+        nonce: Data<'_>,
+        associated_data: Option<Data<'_>>,
     ) -> PyResult<GcmEncryptor> {
-        let n = data(nonce, "nonce")?;
-        let a = data_or_empty(associated_data, "associated_data")?;
+        let n = nonce;
+        let a = associated_data.unwrap_or_default();
         let stream = gcm::GcmStream::new(self.inner.clone(), &n, &a).map_err(aead_error)?;
         Ok(GcmEncryptor {
             state: Shared::new(GcmEncState {
@@ -141,7 +141,7 @@ impl Gcm {
         &self,
         nonce: &Bound<'_, PyAny>,
         tag: &Bound<'_, PyAny>,
-        associated_data: Option<&Bound<'_, PyAny>>,
+        associated_data: Option<Data<'_>>,
     ) -> PyResult<GcmDecryptor> {
         let tag = data(tag, "tag")?.to_vec();
         if tag.len() != self.inner.tag_len() {
@@ -154,7 +154,7 @@ impl Gcm {
         Ok(GcmDecryptor {
             gcm: self.inner.clone(),
             nonce: data(nonce, "nonce")?.to_vec(),
-            aad: data_or_empty(associated_data, "associated_data")?.to_vec(),
+            aad: associated_data.unwrap_or_default().to_vec(),
             tag,
             state: Shared::new(GcmDecState {
                 sealed: Zeroizing::new(Vec::new()),
@@ -183,12 +183,8 @@ fn finalized(what: &str) -> PyErr {
 
 #[pymethods]
 impl GcmEncryptor {
-    fn update<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = crate::data(data, "data")?;
+    fn update<'py>(&self, py: Python<'py>, data: Data<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let d = data;
         let state = &self.state;
         bytes_from(py, &d, d.len(), |buf| {
             state.with(|st| match &mut st.stream {
@@ -239,12 +235,8 @@ pub(crate) struct GcmDecryptor {
 
 #[pymethods]
 impl GcmDecryptor {
-    fn update<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = crate::data(data, "data")?;
+    fn update<'py>(&self, py: Python<'py>, data: Data<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let d = data;
         self.state.with(|st| {
             if st.done {
                 return Err(finalized("decryptor"));
@@ -316,13 +308,13 @@ impl Ccm {
     fn encrypt<'py>(
         &self,
         py: Python<'py>,
-        nonce: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
-        associated_data: Option<&Bound<'_, PyAny>>,
+        nonce: Data<'_>,
+        data: Data<'_>,
+        associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = crate::data(nonce, "nonce")?;
-        let d = crate::data(data, "data")?;
-        let a = data_or_empty(associated_data, "associated_data")?;
+        let n = nonce;
+        let d = data;
+        let a = associated_data.unwrap_or_default();
         let t = self.tag_len;
         let ccm = self.for_nonce(n.len())?;
         bytes_from(py, &d, d.len() + t, |buf| {
@@ -337,13 +329,13 @@ impl Ccm {
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
-        nonce: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
-        associated_data: Option<&Bound<'_, PyAny>>,
+        nonce: Data<'_>,
+        data: Data<'_>,
+        associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = crate::data(nonce, "nonce")?;
-        let d = crate::data(data, "data")?;
-        let a = data_or_empty(associated_data, "associated_data")?;
+        let n = nonce;
+        let d = data;
+        let a = associated_data.unwrap_or_default();
         let body = d
             .len()
             .checked_sub(self.tag_len)
@@ -408,10 +400,10 @@ impl Cipher {
     fn ecb_encrypt<'py>(
         &self,
         py: Python<'py>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         padding: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = crate::data(data, "data")?;
+        let d = data;
         let (c, n) = (&self.inner, d.len());
         if !padding {
             return bytes_from(py, &d, n, |buf| ecb::encrypt(c, buf))?.map_err(value_error);
@@ -427,10 +419,10 @@ impl Cipher {
     fn ecb_decrypt<'py>(
         &self,
         py: Python<'py>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         padding: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = crate::data(data, "data")?;
+        let d = data;
         let c = &self.inner;
         if !padding {
             return bytes_from(py, &d, d.len(), |buf| ecb::decrypt(c, buf))?.map_err(value_error);
@@ -450,11 +442,11 @@ impl Cipher {
         &self,
         py: Python<'py>,
         iv: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         padding: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv)?;
-        let d = crate::data(data, "data")?;
+        let d = data;
         let (c, n) = (&self.inner, d.len());
         if !padding {
             return bytes_from(py, &d, n, |buf| {
@@ -476,11 +468,11 @@ impl Cipher {
         &self,
         py: Python<'py>,
         iv: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         padding: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv)?;
-        let d = crate::data(data, "data")?;
+        let d = data;
         let c = &self.inner;
         if !padding {
             return bytes_from(py, &d, d.len(), |buf| {
@@ -512,7 +504,7 @@ impl Cipher {
         &self,
         py: Python<'py>,
         iv: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         self.keystream(py, iv, data, |c, iv, buf| cfb::Cfb::new(c, iv).encrypt(buf))
     }
@@ -521,7 +513,7 @@ impl Cipher {
         &self,
         py: Python<'py>,
         iv: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         self.keystream(py, iv, data, |c, iv, buf| cfb::Cfb::new(c, iv).decrypt(buf))
     }
@@ -531,7 +523,7 @@ impl Cipher {
         &self,
         py: Python<'py>,
         iv: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         self.keystream(py, iv, data, |c, iv, buf| {
             ofb::Ofb::new(c, iv).apply_keystream(buf)
@@ -544,10 +536,10 @@ impl Cipher {
         &self,
         py: Python<'py>,
         iv: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv)?;
-        let d = crate::data(data, "data")?;
+        let d = data;
         let c = &self.inner;
         bytes_from(py, &d, d.len(), |buf| ctr::apply_keystream(c, &iv, buf))?.map_err(value_error)
     }
@@ -584,11 +576,11 @@ impl Cipher {
         &self,
         py: Python<'py>,
         iv: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         f: impl FnOnce(&Sm4, &[u8; 16], &mut [u8]) + Send,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let iv = iv16(iv)?;
-        let d = crate::data(data, "data")?;
+        let d = data;
         let c = &self.inner;
         bytes_from(py, &d, d.len(), |buf| {
             f(c, &iv, buf);
@@ -687,12 +679,8 @@ fn stream_error(e: ModeError) -> PyErr {
 
 #[pymethods]
 impl Stream {
-    fn update<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = crate::data(data, "data")?;
+    fn update<'py>(&self, py: Python<'py>, data: Data<'_>) -> PyResult<Bound<'py, PyBytes>> {
+        let d = data;
         let inner = &self.inner;
         // The output's size is only known under the lock: made there, into a private buffer
         // (wiped when dropped), then copied into the `bytes`.
@@ -750,10 +738,10 @@ impl Xts {
         &self,
         py: Python<'py>,
         tweak: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let t = array::<16>(tweak, "tweak")?;
-        let d = crate::data(data, "data")?;
+        let d = data;
         let x = &self.inner;
         bytes_from(py, &d, d.len(), |buf| x.encrypt(&t, buf))?.map_err(value_error)
     }
@@ -762,10 +750,10 @@ impl Xts {
         &self,
         py: Python<'py>,
         tweak: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let t = array::<16>(tweak, "tweak")?;
-        let d = crate::data(data, "data")?;
+        let d = data;
         let x = &self.inner;
         bytes_from(py, &d, d.len(), |buf| x.decrypt(&t, buf))?.map_err(value_error)
     }
@@ -786,8 +774,8 @@ impl Cmac {
         })
     }
 
-    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let d = crate::data(data, "data")?;
+    fn update(&self, py: Python<'_>, data: Data<'_>) -> PyResult<()> {
+        let d = data;
         let inner = &self.inner;
         run(py, d.len(), || inner.with(|m| m.update(&d)));
         Ok(())
@@ -803,8 +791,8 @@ impl Cmac {
     /// `tag_length` (8 to 16). The received tag's own length never decides it, so a prefix
     /// of the right tag is refused.
     #[pyo3(signature = (tag, tag_length=16))]
-    fn verify(&self, tag: &Bound<'_, PyAny>, tag_length: usize) -> PyResult<()> {
-        let t = data(tag, "tag")?;
+    fn verify(&self, tag: Data<'_>, tag_length: usize) -> PyResult<()> {
+        let t = tag;
         let r = self
             .inner
             .with(|m| m.clone())
@@ -827,10 +815,10 @@ impl Cmac {
 fn cmac_sm4<'py>(
     py: Python<'py>,
     key: &Bound<'_, PyAny>,
-    data: &Bound<'_, PyAny>,
+    data: Data<'_>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let k = key16(key)?;
-    let d = crate::data(data, "data")?;
+    let d = data;
     let out = run(py, d.len(), || modes::mac::cmac(&k, &d));
     Ok(PyBytes::new(py, &out))
 }

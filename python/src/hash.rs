@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use shangmi::sm3;
 
-use crate::{Shared, data, hex, run};
+use crate::{Data, Shared, data, hex, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sm3>()?;
@@ -29,11 +29,7 @@ pub(crate) struct Sm3 {
 impl Sm3 {
     #[new]
     #[pyo3(signature = (data=None, *, usedforsecurity=true))]
-    fn new(
-        py: Python<'_>,
-        data: Option<&Bound<'_, PyAny>>,
-        usedforsecurity: bool,
-    ) -> PyResult<Self> {
+    fn new(py: Python<'_>, data: Option<Data<'_>>, usedforsecurity: bool) -> PyResult<Self> {
         let _ = usedforsecurity;
         let h = Sm3 {
             inner: Shared::new(sm3::Sm3::new()),
@@ -45,8 +41,8 @@ impl Sm3 {
     }
 
     /// Feeds more data.
-    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let d = crate::data(data, "data")?;
+    fn update(&self, py: Python<'_>, data: Data<'_>) -> PyResult<()> {
+        let d = data;
         let inner = &self.inner;
         run(py, d.len(), || inner.with(|h| h.update(&d)));
         Ok(())
@@ -90,8 +86,8 @@ impl Sm3 {
 /// The SM3 digest of `data` in one call.
 #[pyfunction]
 #[pyo3(name = "sm3_digest")]
-fn sm3_digest<'py>(py: Python<'py>, data: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    let d = crate::data(data, "data")?;
+fn sm3_digest<'py>(py: Python<'py>, data: Data<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    let d = data;
     let out = run(py, d.len(), || sm3::hash(&d));
     Ok(PyBytes::new(py, &out))
 }
@@ -105,14 +101,14 @@ pub(crate) struct HmacSm3 {
 #[pymethods]
 impl HmacSm3 {
     #[new]
-    fn new(key: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn new(key: Data<'_>) -> PyResult<Self> {
         Ok(HmacSm3 {
-            inner: Shared::new(sm3::HmacSm3::new(&data(key, "key")?)),
+            inner: Shared::new(sm3::HmacSm3::new(&key)),
         })
     }
 
-    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let d = crate::data(data, "data")?;
+    fn update(&self, py: Python<'_>, data: Data<'_>) -> PyResult<()> {
+        let d = data;
         let inner = &self.inner;
         run(py, d.len(), || inner.with(|h| h.update(&d)));
         Ok(())
@@ -128,8 +124,8 @@ impl HmacSm3 {
     }
 
     /// Compares `tag` with the MAC in constant time; raises `InvalidTag` on a mismatch.
-    fn verify(&self, tag: &Bound<'_, PyAny>) -> PyResult<()> {
-        let t = data(tag, "tag")?;
+    fn verify(&self, tag: Data<'_>) -> PyResult<()> {
+        let t = tag;
         self.inner
             .with(|h| h.clone())
             .verify(&t)
@@ -150,13 +146,9 @@ impl HmacSm3 {
 
 /// HMAC-SM3(key, data).
 #[pyfunction]
-fn hmac_sm3<'py>(
-    py: Python<'py>,
-    key: &Bound<'_, PyAny>,
-    data: &Bound<'_, PyAny>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let k = crate::data(key, "key")?;
-    let d = crate::data(data, "data")?;
+fn hmac_sm3<'py>(py: Python<'py>, key: Data<'_>, data: Data<'_>) -> PyResult<Bound<'py, PyBytes>> {
+    let k = key;
+    let d = data;
     let out = run(py, d.len(), || sm3::hmac(&k, &d));
     Ok(PyBytes::new(py, &out))
 }
@@ -166,13 +158,13 @@ fn hmac_sm3<'py>(
 #[pyo3(signature = (password, salt, iterations, dklen=None))]
 fn pbkdf2_hmac_sm3<'py>(
     py: Python<'py>,
-    password: &Bound<'_, PyAny>,
-    salt: &Bound<'_, PyAny>,
+    password: Data<'_>,
+    salt: Data<'_>,
     iterations: u32,
     dklen: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let p = data(password, "password")?;
-    let s = data(salt, "salt")?;
+    let p = password;
+    let s = salt;
     // Written into the bytes object directly: a huge dklen is Python's MemoryError (or the
     // KDF's length error), never an aborting allocation here.
     let len = dklen.unwrap_or(sm3::DIGEST_SIZE);

@@ -59,37 +59,56 @@ impl core::ops::Deref for Data<'_> {
 
 /// Reads a bytes-like argument. `str` and `int` are refused (bytes(5) would be five zeros).
 pub(crate) fn data<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Data<'a>> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(Data::Borrowed(b.as_bytes()));
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(Data::Owned(b.to_vec()));
-    }
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyInt>() {
-        return Err(PyTypeError::new_err(format!(
-            "{what}: expected a bytes-like object, not {}",
-            obj.get_type().name()?
-        )));
-    }
-    // memoryview, array.array, numpy arrays: anything with the buffer protocol.
-    let view = obj
-        .py()
-        .import("builtins")?
-        .getattr("memoryview")?
-        .call1((obj,))
-        .map_err(|_| PyTypeError::new_err(format!("{what}: expected a bytes-like object")))?;
-    let bytes = view.call_method0("tobytes")?;
-    Ok(Data::Owned(bytes.cast::<PyBytes>()?.as_bytes().to_vec()))
+    Data::read(obj.as_borrowed()).map_err(|e| {
+        if e.is_instance_of::<PyTypeError>(obj.py()) {
+            PyTypeError::new_err(format!("{what}: {}", e.value(obj.py())))
+        } else {
+            e
+        }
+    })
 }
 
-/// An optional bytes-like argument (`None` is empty).
-pub(crate) fn data_or_empty<'a>(
-    obj: Option<&'a Bound<'_, PyAny>>,
-    what: &str,
-) -> PyResult<Data<'a>> {
-    match obj {
-        Some(o) if !o.is_none() => data(o, what),
-        _ => Ok(Data::Borrowed(&[])),
+impl<'a> Data<'a> {
+    fn read(obj: pyo3::Borrowed<'a, '_, PyAny>) -> PyResult<Self> {
+        // `bytes` is immutable: borrowed, and safe to read with the GIL released.
+        if let Ok(b) = <&'a [u8] as FromPyObject<'a, '_>>::extract(obj) {
+            return Ok(Data::Borrowed(b));
+        }
+        if let Ok(b) = obj.cast::<PyByteArray>() {
+            // Copied while the GIL is held: another thread cannot change it under us.
+            return Ok(Data::Owned(b.to_vec()));
+        }
+        if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "expected a bytes-like object, not {}",
+                obj.get_type().name()?
+            )));
+        }
+        // memoryview, array.array, numpy arrays: anything with the buffer protocol.
+        let view = obj
+            .py()
+            .import("builtins")?
+            .getattr("memoryview")?
+            .call1((obj,))
+            .map_err(|_| PyTypeError::new_err("expected a bytes-like object"))?;
+        let bytes = view.call_method0("tobytes")?;
+        Ok(Data::Owned(bytes.cast::<PyBytes>()?.as_bytes().to_vec()))
+    }
+}
+
+/// Every bytes-like parameter is declared as `Data`: PyO3 reads it with the rules above and
+/// names the parameter on the exception (a note: "while processing 'nonce'").
+impl<'a, 'py> FromPyObject<'a, 'py> for Data<'a> {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Data::read(obj)
+    }
+}
+
+impl Default for Data<'_> {
+    fn default() -> Self {
+        Data::Borrowed(&[])
     }
 }
 

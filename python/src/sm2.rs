@@ -11,7 +11,7 @@ use shangmi::sm2::{
 };
 use zeroize::Zeroizing;
 
-use crate::{DecryptionError, InvalidSignature, array, data, hex, run};
+use crate::{Data, DecryptionError, InvalidSignature, array, data, hex, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PrivateKey>()?;
@@ -212,11 +212,11 @@ impl PrivateKey {
     fn sign<'py>(
         &self,
         py: Python<'py>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         id: Option<&Bound<'_, PyAny>>,
         encoding: &str,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = crate::data(data, "data")?;
+        let d = data;
         let id = id_or_default(id)?;
         let k = &self.inner;
         let sig = py.detach(|| k.sign_with_id(&id, &d)).map_err(err)?;
@@ -285,11 +285,11 @@ impl PrivateKey {
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
-        ciphertext: &Bound<'_, PyAny>,
+        ciphertext: Data<'_>,
         format: &str,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let f = self::format(format)?;
-        let c = crate::data(ciphertext, "ciphertext")?;
+        let c = ciphertext;
         let k = &self.inner;
         let out = Zeroizing::new(
             py.detach(|| k.decrypt(&c, f))
@@ -375,8 +375,8 @@ impl PublicKey {
     /// From SEC1 bytes (`04 || x || y`, or compressed `02/03 || x`) or the raw 64-byte
     /// `x || y` other SM libraries exchange.
     #[staticmethod]
-    fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let d = crate::data(data, "public key")?;
+    fn from_bytes(data: Data<'_>) -> PyResult<Self> {
+        let d = data;
         let inner = if d.len() == 64 {
             let mut sec1 = [4u8; 65];
             sec1[1..].copy_from_slice(&d);
@@ -391,10 +391,10 @@ impl PublicKey {
 
     /// From hex: 130 digits `04...`, 66 digits `02...`/`03...`, or 128 digits `x || y`.
     #[staticmethod]
-    fn from_hex(py: Python<'_>, hex: &str) -> PyResult<Self> {
+    fn from_hex(hex: &str) -> PyResult<Self> {
         let bytes = base16ct::mixed::decode_vec(hex.trim())
             .map_err(|_| PyValueError::new_err("public key: not a hex string"))?;
-        Self::from_bytes(&PyBytes::new(py, &bytes).into_any())
+        Self::from_bytes(Data::Owned(bytes))
     }
 
     /// From PEM (`PUBLIC KEY`, SubjectPublicKeyInfo).
@@ -407,10 +407,9 @@ impl PublicKey {
 
     /// From DER (SubjectPublicKeyInfo).
     #[staticmethod]
-    fn from_der(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_der(data: Data<'_>) -> PyResult<Self> {
         Ok(PublicKey {
-            inner: VerifyingKey::from_public_key_der(&crate::data(data, "DER data")?)
-                .map_err(key_err)?,
+            inner: VerifyingKey::from_public_key_der(&data).map_err(key_err)?,
         })
     }
 
@@ -442,10 +441,10 @@ impl PublicKey {
     fn digest<'py>(
         &self,
         py: Python<'py>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let d = crate::data(data, "data")?;
+        let d = data;
         let id = id_or_default(id)?;
         let z = self.inner.z(&id).map_err(err)?;
         let e = run(py, d.len(), || {
@@ -463,13 +462,13 @@ impl PublicKey {
     fn verify(
         &self,
         py: Python<'_>,
-        signature: &Bound<'_, PyAny>,
-        data: &Bound<'_, PyAny>,
+        signature: Data<'_>,
+        data: Data<'_>,
         id: Option<&Bound<'_, PyAny>>,
         encoding: &str,
     ) -> PyResult<()> {
-        let sig = decode_sig(&crate::data(signature, "signature")?, encoding)?;
-        let d = crate::data(data, "data")?;
+        let sig = decode_sig(&signature, encoding)?;
+        let d = data;
         let id = id_or_default(id)?;
         let k = &self.inner;
         py.detach(|| k.verify_with_id(&id, &d, &sig))
@@ -481,11 +480,11 @@ impl PublicKey {
     fn verify_digest(
         &self,
         py: Python<'_>,
-        signature: &Bound<'_, PyAny>,
+        signature: Data<'_>,
         digest: &Bound<'_, PyAny>,
         encoding: &str,
     ) -> PyResult<()> {
-        let sig = decode_sig(&crate::data(signature, "signature")?, encoding)?;
+        let sig = decode_sig(&signature, encoding)?;
         let e = array::<32>(digest, "digest")?;
         let k = &self.inner;
         py.detach(|| k.verify_digest(&e, &sig)).map_err(verify_err)
@@ -498,11 +497,11 @@ impl PublicKey {
     fn encrypt<'py>(
         &self,
         py: Python<'py>,
-        data: &Bound<'_, PyAny>,
+        data: Data<'_>,
         format: &str,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let f = self::format(format)?;
-        let d = crate::data(data, "data")?;
+        let d = data;
         let k = &self.inner;
         let out = py.detach(|| k.encrypt(&d, f)).map_err(err)?;
         Ok(PyBytes::new(py, &out))
@@ -572,10 +571,8 @@ impl KeyAgreement {
         PyBytes::new(py, &self.inner.confirmation())
     }
 
-    fn verify_confirmation(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner
-            .verify_confirmation(&data(value, "confirmation")?)
-            .map_err(err)
+    fn verify_confirmation(&self, value: Data<'_>) -> PyResult<()> {
+        self.inner.verify_confirmation(&value).map_err(err)
     }
 }
 
@@ -645,11 +642,11 @@ fn verify_batch<'py>(
 #[pyfunction]
 fn convert_ciphertext<'py>(
     py: Python<'py>,
-    ciphertext: &Bound<'_, PyAny>,
+    ciphertext: Data<'_>,
     from_format: &str,
     to_format: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let c = data(ciphertext, "ciphertext")?;
+    let c = ciphertext;
     let out = sm2::convert(
         &c,
         format(from_format)?,
