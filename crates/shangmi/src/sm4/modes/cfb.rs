@@ -6,13 +6,15 @@ use super::{CHUNK_BLOCKS, xor_in_place};
 
 /// Streaming CFB-128 (one object per direction; the position carries across calls).
 /// `C` is the key schedule, borrowed (`&Sm4`) or owned (`Sm4`).
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct Cfb<C: AsRef<Sm4>> {
+    #[zeroize(skip)]
     cipher: C,
     /// The current feedback register: the last ciphertext block (IV at first).
     register: Block,
     /// E(register), and how much of it the current partial block has used.
     keystream: Block,
+    #[zeroize(skip)]
     used: usize,
 }
 
@@ -80,11 +82,5 @@ impl<C: AsRef<Sm4>> Cfb<C> {
             }
         }
         zeroize::Zeroize::zeroize(ks[..used].as_flattened_mut());
-    }
-}
-
-impl<C: AsRef<Sm4>> Drop for Cfb<C> {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.keystream);
     }
 }

@@ -129,12 +129,14 @@ pub(crate) fn apply<I: Increment>(
 
 /// Streaming SM4-CTR with a 128-bit big-endian counter. `C` is the key schedule, borrowed
 /// (`&Sm4`) or owned (`Sm4`).
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct Ctr<C: AsRef<Sm4>> {
+    #[zeroize(skip)]
     cipher: C,
     counter: Block,
     /// Keystream of a partly used block, and how many of its bytes are used.
     partial: Block,
+    #[zeroize(skip)]
     used: usize,
 }
 
@@ -178,12 +180,6 @@ impl<C: AsRef<Sm4>> Ctr<C> {
             Counter128.next(&mut self.counter);
             self.used = skip;
         }
-    }
-}
-
-impl<C: AsRef<Sm4>> Drop for Ctr<C> {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.partial);
     }
 }
 

@@ -4,10 +4,12 @@ use super::super::{Block, Sm4};
 
 /// Streaming OFB keystream (encryption and decryption are the same operation).
 /// `C` is the key schedule, borrowed (`&Sm4`) or owned (`Sm4`).
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct Ofb<C: AsRef<Sm4>> {
+    #[zeroize(skip)]
     cipher: C,
     block: Block,
+    #[zeroize(skip)]
     used: usize,
 }
 
@@ -31,11 +33,5 @@ impl<C: AsRef<Sm4>> Ofb<C> {
             *b ^= self.block[self.used];
             self.used += 1;
         }
-    }
-}
-
-impl<C: AsRef<Sm4>> Drop for Ofb<C> {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.block);
     }
 }
