@@ -188,6 +188,9 @@ pub(crate) unsafe fn output<'a>(
     if out.is_null() || out_cap < need {
         return Err(shangmi_status::ErrBufferTooSmall);
     }
+    if isize::try_from(need).is_err() {
+        return Err(shangmi_status::ErrInvalidArgument);
+    }
     HANDED.with(|h| h.set(h.get().max(need)));
     // SAFETY: `out` is non-null with `out_cap >= need` writable bytes.
     Ok(unsafe { core::slice::from_raw_parts_mut(out, need) })

@@ -139,12 +139,13 @@ pub unsafe extern "C" fn shangmi_sm3_kdf(
     out_len: usize,
 ) -> shangmi_status {
     guard(|| {
-        // Copied first: the shared secret may sit in the output buffer.
+        // The shared secret is absorbed before a slice over the output exists (it may sit in
+        // the output buffer), with no copy of it made.
         // SAFETY: the caller's contract above.
-        let z = zeroize::Zeroizing::new(unsafe { input(z, z_len)? }.to_vec());
-        // SAFETY: the caller's contract above.
+        let mut kdf = sm3::Kdf::new(unsafe { input(z, z_len)? });
+        // SAFETY: the caller's contract above; the input slice is no longer used.
         let o = unsafe { exact_out(out, out_len)? };
-        sm3::kdf_into(&z, o).map_err(|_| shangmi_status::ErrInvalidArgument)
+        kdf.fill(o).map_err(|_| shangmi_status::ErrInvalidArgument)
     })
 }
 
@@ -190,6 +191,9 @@ pub(crate) unsafe fn exact_out<'a>(p: *mut u8, len: usize) -> Result<&'a mut [u8
     if p.is_null() {
         return Err(shangmi_status::ErrNullPointer);
     }
-    // SAFETY: non-null, `len` writable bytes by the caller's contract.
+    if isize::try_from(len).is_err() {
+        return Err(shangmi_status::ErrInvalidArgument);
+    }
+    // SAFETY: non-null, `len` (at most isize::MAX) writable bytes by the caller's contract.
     Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
 }
