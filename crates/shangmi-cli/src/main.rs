@@ -20,6 +20,7 @@ mod sm2_inspect;
 mod sm3_cmd;
 mod sm4_cmd;
 mod speed;
+mod x509_cmd;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +36,7 @@ Examples:
   shangmi sm2 keygen -o key.pem --pubout pub.pem
   shangmi seal --recipient pub.pem -i report.pdf -o report.pdf.sm
   shangmi open --key key.pem -i report.pdf.sm -o report.pdf
+  shangmi x509 verify --ca ca.pem server.pem
 
 Exit status: 0 success, 1 verification or authentication failed, 2 usage, input or I/O error."
 )]
@@ -61,6 +63,8 @@ enum Command {
     Open(seal_cmd::OpenArgs),
     /// Measure shangmi's speed on this machine.
     Speed(speed::Args),
+    /// SM2 certificates, requests and CRLs: issue, verify, show.
+    X509(x509_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Command::Seal(args) => seal_cmd::seal(args),
         Command::Open(args) => seal_cmd::open(args),
         Command::Speed(args) => speed::run(args),
+        Command::X509(args) => x509_cmd::run(args),
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome.code()),

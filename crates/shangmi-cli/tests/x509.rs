@@ -1,0 +1,234 @@
+//! `shangmi x509` as a user runs it, beside the `openssl` command: a CA and a server
+//! certificate made here verify in OpenSSL (with GM/T 0009's ID), OpenSSL's verify here, a
+//! revoked certificate and a wrong ID exit 1, and usage mistakes exit 2.
+
+mod common;
+
+use common::{code, ok, openssl, run};
+
+#[test]
+fn x509_both_ways_with_openssl() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    ok(d, &["sm2", "keygen", "-o", "ca.key"]);
+    ok(
+        d,
+        &[
+            "x509",
+            "req",
+            "--key",
+            "ca.key",
+            "--subject",
+            "/C=CN/O=Example/CN=Root",
+            "-o",
+            "ca.csr",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "x509", "sign", "--csr", "ca.csr", "--self", "--key", "ca.key", "--ca", "--days", "30",
+            "-o", "ca.pem",
+        ],
+    );
+    ok(d, &["sm2", "keygen", "-o", "s.key"]);
+    ok(
+        d,
+        &[
+            "x509",
+            "req",
+            "--key",
+            "s.key",
+            "--subject",
+            "/CN=www.example",
+            "--san",
+            "DNS:www.example",
+            "-o",
+            "s.csr",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "x509",
+            "sign",
+            "--csr",
+            "s.csr",
+            "--ca-cert",
+            "ca.pem",
+            "--ca-key",
+            "ca.key",
+            "--days",
+            "5",
+            "-o",
+            "s.pem",
+        ],
+    );
+    let out = String::from_utf8(ok(d, &["x509", "verify", "--ca", "ca.pem", "s.pem"])).unwrap();
+    assert!(out.contains("OK"), "{out}");
+    // OpenSSL verifies ours with GM/T 0009's ID, and reads the request.
+    let o = openssl(
+        d,
+        &[
+            "verify",
+            "-CAfile",
+            "ca.pem",
+            "-vfyopt",
+            "distid:1234567812345678",
+            "s.pem",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = openssl(
+        d,
+        &[
+            "req",
+            "-verify",
+            "-noout",
+            "-in",
+            "s.csr",
+            "-vfyopt",
+            "distid:1234567812345678",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Exit 1: a wrong ID, a revoked certificate; the reason names the certificate and rule.
+    let o = run(
+        d,
+        &["x509", "verify", "--ca", "ca.pem", "--sm2-id", "", "s.pem"],
+        None,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("signature"));
+    ok(
+        d,
+        &[
+            "x509",
+            "crl",
+            "--ca-cert",
+            "ca.pem",
+            "--ca-key",
+            "ca.key",
+            "--revoke",
+            "s.pem",
+            "-o",
+            "ca.crl",
+        ],
+    );
+    let o = run(
+        d,
+        &[
+            "x509", "verify", "--ca", "ca.pem", "--crl", "ca.crl", "s.pem",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("revocation"));
+    let o = openssl(d, &["crl", "-in", "ca.crl", "-noout", "-text"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Revoked Certificates"));
+    // A time outside the validity.
+    let o = run(
+        d,
+        &[
+            "x509",
+            "verify",
+            "--ca",
+            "ca.pem",
+            "--at",
+            "2099-01-01T00:00:00Z",
+            "s.pem",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1);
+
+    // OpenSSL's CA and certificate, made with the ID option, verify here.
+    for args in [
+        vec!["genpkey", "-algorithm", "SM2", "-out", "o.key"],
+        vec![
+            "req",
+            "-new",
+            "-x509",
+            "-key",
+            "o.key",
+            "-subj",
+            "/CN=OpenSSL Root",
+            "-days",
+            "10",
+            "-sigopt",
+            "distid:1234567812345678",
+            "-out",
+            "o.pem",
+        ],
+        vec!["genpkey", "-algorithm", "SM2", "-out", "ol.key"],
+        vec![
+            "req",
+            "-new",
+            "-key",
+            "ol.key",
+            "-subj",
+            "/CN=openssl-leaf",
+            "-sigopt",
+            "distid:1234567812345678",
+            "-out",
+            "ol.csr",
+        ],
+        vec![
+            "x509",
+            "-req",
+            "-in",
+            "ol.csr",
+            "-CA",
+            "o.pem",
+            "-CAkey",
+            "o.key",
+            "-CAcreateserial",
+            "-days",
+            "5",
+            "-sigopt",
+            "distid:1234567812345678",
+            "-vfyopt",
+            "distid:1234567812345678",
+            "-out",
+            "ol.pem",
+        ],
+    ] {
+        let o = openssl(d, &args);
+        assert!(
+            o.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    ok(d, &["x509", "verify", "--ca", "o.pem", "ol.pem"]);
+    // Their request signed here, by our CA; shown as text.
+    ok(
+        d,
+        &[
+            "x509",
+            "sign",
+            "--csr",
+            "ol.csr",
+            "--ca-cert",
+            "ca.pem",
+            "--ca-key",
+            "ca.key",
+            "-o",
+            "ol2.pem",
+        ],
+    );
+    ok(d, &["x509", "verify", "--ca", "ca.pem", "ol2.pem"]);
+    let text = String::from_utf8(ok(d, &["x509", "show", "ol2.pem"])).unwrap();
+    assert!(
+        text.contains("CN=openssl-leaf") && text.contains("SM2-with-SM3"),
+        "{text}"
+    );
+
+    // Usage and input errors exit 2.
+    assert_eq!(code(&run(d, &["x509", "verify", "s.pem"], None)), 2);
+    assert_eq!(
+        code(&run(d, &["x509", "verify", "--ca", "s.key", "s.pem"], None)),
+        2
+    );
+    assert_eq!(code(&run(d, &["x509", "show", "s.key"], None)), 2);
+}

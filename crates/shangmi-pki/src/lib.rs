@@ -1,0 +1,39 @@
+//! SM2 certificates (GM/T 0015), certificate requests (PKCS#10) and revocation lists, on
+//! RustCrypto's `x509-cert`: issue them, read every encoding met in practice, and verify a
+//! chain to given trust anchors with the SM2 ID each signature was made with.
+//!
+//! ```
+//! use shangmi::sm2::SigningKey;
+//! use shangmi_pki::{Issue, Verifier, self_signed, request, sign_request};
+//!
+//! let ca_key = SigningKey::random().unwrap();
+//! let ca = self_signed(&ca_key, "CN=Root,O=Example", &Issue::ca(3650)).unwrap();
+//! let key = SigningKey::random().unwrap();
+//! let csr = request(&key, "CN=www.example.com", &["DNS:www.example.com"]).unwrap();
+//! let leaf = sign_request(&csr, &ca, &ca_key, &Issue::leaf(365)).unwrap();
+//! Verifier::new(vec![ca]).verify(&leaf, &[]).unwrap();
+//! ```
+//!
+//! SM2 signatures hash an ID into Z. Certificates, requests and CRLs are signed and verified
+//! with GM/T 0009's `1234567812345678` unless another is given; OpenSSL 3 signs them with an
+//! empty ID unless told `-sigopt distid:1234567812345678`, and such a signature fails here
+//! with an error that says so.
+
+mod alg;
+mod error;
+mod issue;
+mod read;
+mod signer;
+mod text;
+mod verify;
+
+pub use alg::{SM2_WITH_SM3, public_key};
+pub use error::{Error, Rule};
+pub use issue::{Issue, crl, request, self_signed, sign_request};
+pub use read::{certificates, crls, requests, verify_request};
+pub use text::{describe_certificate, describe_crl, describe_request};
+pub use verify::Verifier;
+pub use x509_cert::{Certificate, crl::CertificateList, request::CertReq};
+
+/// GM/T 0009's default SM2 ID, with which certificates are signed and verified by default.
+pub const DEFAULT_ID: &[u8] = shangmi::sm2::DEFAULT_ID;

@@ -1,0 +1,94 @@
+//! Reading certificates, requests and CRLs in PEM (text around the blocks allowed, several
+//! blocks in one file) or DER, and checking a request's own signature.
+
+use const_oid::AssociatedOid;
+use der::{Decode, Encode};
+use x509_cert::Certificate;
+use x509_cert::crl::CertificateList;
+use x509_cert::ext::pkix::SubjectAltName;
+use x509_cert::ext::pkix::name::GeneralName;
+use x509_cert::request::{CertReq, ExtensionReq};
+
+use crate::Error;
+
+/// Inputs longer than any real certificate file are refused before parsing.
+const MAX_INPUT: usize = 16 << 20;
+
+/// The DER structures in `data`: the blocks with one of `labels` if it is PEM, else `data`
+/// itself as one DER structure.
+fn blocks<T: for<'a> Decode<'a>>(
+    data: &[u8],
+    labels: &[&str],
+    what: &str,
+) -> Result<Vec<T>, Error> {
+    if data.len() > MAX_INPUT {
+        return Err(Error::Malformed(format!("{what}: input over 16 MiB")));
+    }
+    let text = std::str::from_utf8(data)
+        .ok()
+        .filter(|t| t.contains("-----BEGIN "));
+    let Some(text) = text else {
+        return T::from_der(data)
+            .map(|t| vec![t])
+            .map_err(|e| Error::Malformed(format!("{what} (DER): {e}")));
+    };
+    let found = shangmi::sm2::pem_blocks(text)
+        .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?;
+    let out = found
+        .iter()
+        .filter(|b| labels.contains(&b.label.as_str()))
+        .map(|b| T::from_der(&b.der).map_err(|e| Error::Malformed(format!("{what}: {e}"))))
+        .collect::<Result<Vec<T>, Error>>()?;
+    if out.is_empty() {
+        return Err(Error::Malformed(format!(
+            "no {what} in the PEM (looked for {})",
+            labels.join(", ")
+        )));
+    }
+    Ok(out)
+}
+
+/// Every certificate in `data` (PEM `CERTIFICATE` blocks, or one DER certificate).
+pub fn certificates(data: &[u8]) -> Result<Vec<Certificate>, Error> {
+    blocks(data, &["CERTIFICATE", "X509 CERTIFICATE"], "certificate")
+}
+
+/// Every certificate request in `data` (PEM `CERTIFICATE REQUEST`, or DER).
+pub fn requests(data: &[u8]) -> Result<Vec<CertReq>, Error> {
+    blocks(
+        data,
+        &["CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST"],
+        "certificate request",
+    )
+}
+
+/// Every CRL in `data` (PEM `X509 CRL`, or DER).
+pub fn crls(data: &[u8]) -> Result<Vec<CertificateList>, Error> {
+    blocks(data, &["X509 CRL"], "CRL")
+}
+
+/// Checks a request's signature, made by the key it carries, with the SM2 ID `id`.
+pub fn verify_request(csr: &CertReq, id: &[u8]) -> Result<(), Error> {
+    let key = crate::alg::public_key(&csr.info.public_key)?;
+    let tbs = csr.info.to_der()?;
+    crate::alg::verify(&key, id, &tbs, &csr.algorithm, &csr.signature)
+        .map_err(|e| Error::BadSignature(format!("certificate request: {e}")))
+}
+
+/// The subject alternative names a request asks for (its extensionRequest attribute).
+pub(crate) fn requested_san(csr: &CertReq) -> Result<Vec<GeneralName>, Error> {
+    let mut out = Vec::new();
+    for attr in csr.info.attributes.iter() {
+        if attr.oid != ExtensionReq::OID {
+            continue;
+        }
+        for value in attr.values.iter() {
+            let req: ExtensionReq = value.decode_as()?;
+            for ext in req.0.iter().filter(|e| e.extn_id == SubjectAltName::OID) {
+                let san = SubjectAltName::from_der(ext.extn_value.as_bytes())?;
+                out.extend(san.0);
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,309 @@
+//! Chain verification: from a certificate to a trust anchor through the untrusted
+//! certificates given, every signature with the SM2 ID in use, each certificate's validity at
+//! the time asked for, basic constraints and path lengths, key usage, name chaining, and
+//! revocation against the CRLs given. A failure names the certificate and the rule.
+
+use std::time::SystemTime;
+
+use const_oid::AssociatedOid;
+use der::{Decode, Encode};
+use shangmi::sm2::VerifyingKey;
+use x509_cert::Certificate;
+use x509_cert::crl::CertificateList;
+use x509_cert::ext::pkix::{BasicConstraints, KeyUsage, KeyUsages};
+
+use crate::{DEFAULT_ID, Error, Rule};
+
+/// No real chain is longer; a loop of cross-certificates stops here.
+const MAX_DEPTH: usize = 8;
+
+/// Extensions this verifier understands, or may ignore when critical.
+const KNOWN: [&str; 12] = [
+    "2.5.29.19",         // basic constraints
+    "2.5.29.15",         // key usage
+    "2.5.29.37",         // extended key usage
+    "2.5.29.17",         // subject alternative name
+    "2.5.29.18",         // issuer alternative name
+    "2.5.29.14",         // subject key identifier
+    "2.5.29.35",         // authority key identifier
+    "2.5.29.32",         // certificate policies
+    "2.5.29.31",         // CRL distribution points
+    "1.3.6.1.5.5.7.1.1", // authority information access
+    "2.5.29.16",         // private key usage period
+    "2.5.29.9",          // subject directory attributes
+];
+
+/// Verifies certificates against trust anchors.
+#[derive(Clone, Debug)]
+pub struct Verifier {
+    anchors: Vec<Certificate>,
+    id: Vec<u8>,
+    at: Option<SystemTime>,
+    crls: Vec<CertificateList>,
+}
+
+fn subject(c: &Certificate) -> String {
+    c.tbs_certificate().subject().to_string()
+}
+
+fn chain_err(c: &Certificate, rule: Rule, detail: impl Into<String>) -> Error {
+    Error::Chain {
+        subject: subject(c),
+        rule,
+        detail: detail.into(),
+    }
+}
+
+fn extension<T: AssociatedOid + for<'a> Decode<'a>>(c: &Certificate) -> Result<Option<T>, Error> {
+    c.tbs_certificate()
+        .get_extension::<T>()
+        .map(|o| o.map(|(_, v)| v))
+        .map_err(|e| chain_err(c, Rule::CriticalExtension, format!("extension: {e}")))
+}
+
+impl Verifier {
+    /// A verifier trusting `anchors`, checking signatures with GM/T 0009's default ID, at the
+    /// current time, with no CRLs.
+    pub fn new(anchors: Vec<Certificate>) -> Self {
+        Verifier {
+            anchors,
+            id: DEFAULT_ID.to_vec(),
+            at: None,
+            crls: Vec::new(),
+        }
+    }
+
+    /// The SM2 ID the certificates' signatures were made with.
+    pub fn with_id(mut self, id: &[u8]) -> Self {
+        self.id = id.to_vec();
+        self
+    }
+
+    /// Validity is checked at `at` instead of now.
+    pub fn at(mut self, at: SystemTime) -> Self {
+        self.at = Some(at);
+        self
+    }
+
+    /// CRLs to check revocation against (a CRL counts for the issuer that signed it).
+    pub fn with_crls(mut self, crls: Vec<CertificateList>) -> Self {
+        self.crls = crls;
+        self
+    }
+
+    /// Verifies `cert` up to an anchor, using `untrusted` as intermediates; returns the path,
+    /// from `cert` to the anchor.
+    pub fn verify(
+        &self,
+        cert: &Certificate,
+        untrusted: &[Certificate],
+    ) -> Result<Vec<Certificate>, Error> {
+        let at = self.at.unwrap_or_else(SystemTime::now);
+        let mut path = vec![cert.clone()];
+        loop {
+            let current = path
+                .last()
+                .expect("the path starts with the certificate")
+                .clone();
+            self.check_one(&current, at)?;
+            if self.is_anchor(&current) {
+                break;
+            }
+            if path.len() > MAX_DEPTH {
+                return Err(chain_err(
+                    cert,
+                    Rule::TooLong,
+                    "no anchor within 8 certificates",
+                ));
+            }
+            let issuer = self.find_issuer(&current, untrusted, &path)?;
+            // The certificates below the issuer other than the end entity: CAs.
+            let cas_below = path.len() - 1;
+            self.check_issuer(&issuer, cas_below)?;
+            self.check_revocation(&current, &issuer, at)?;
+            path.push(issuer);
+        }
+        Ok(path)
+    }
+
+    fn is_anchor(&self, c: &Certificate) -> bool {
+        self.anchors.iter().any(|a| a == c)
+    }
+
+    /// The certificate that issued `c`: its subject is `c`'s issuer and its key verifies `c`'s
+    /// signature. Anchors are preferred; a certificate already on the path is not used again.
+    fn find_issuer(
+        &self,
+        c: &Certificate,
+        untrusted: &[Certificate],
+        path: &[Certificate],
+    ) -> Result<Certificate, Error> {
+        let issuer_name = c.tbs_certificate().issuer();
+        let mut named = 0;
+        let mut last_failure = String::new();
+        for candidate in self.anchors.iter().chain(untrusted) {
+            if candidate.tbs_certificate().subject() != issuer_name || path.contains(candidate) {
+                continue;
+            }
+            named += 1;
+            match self.signature_ok(c, candidate) {
+                Ok(()) => return Ok(candidate.clone()),
+                Err(e) => last_failure = e,
+            }
+        }
+        // A self-signed certificate that is not an anchor ends the search.
+        if named == 0 {
+            return Err(chain_err(
+                c,
+                Rule::NoIssuer,
+                format!("no trusted or given certificate is its issuer \"{issuer_name}\""),
+            ));
+        }
+        Err(chain_err(c, Rule::Signature, last_failure))
+    }
+
+    fn signature_ok(&self, c: &Certificate, issuer: &Certificate) -> Result<(), String> {
+        let key: VerifyingKey =
+            crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())
+                .map_err(|e| format!("issuer \"{}\": {e}", subject(issuer)))?;
+        let tbs = c.tbs_certificate().to_der().map_err(|e| e.to_string())?;
+        if c.signature_algorithm() != c.tbs_certificate().signature() {
+            return Err("the signature algorithm inside and outside the signed part differ".into());
+        }
+        crate::alg::verify(&key, &self.id, &tbs, c.signature_algorithm(), c.signature())
+    }
+
+    /// Rules every certificate on the path keeps: validity, no unknown critical extension.
+    fn check_one(&self, c: &Certificate, at: SystemTime) -> Result<(), Error> {
+        let v = c.tbs_certificate().validity();
+        let (from, to) = (v.not_before.to_system_time(), v.not_after.to_system_time());
+        if at < from {
+            return Err(chain_err(
+                c,
+                Rule::Validity,
+                format!("not valid before {}", v.not_before),
+            ));
+        }
+        if at > to {
+            return Err(chain_err(
+                c,
+                Rule::Validity,
+                format!("expired at {}", v.not_after),
+            ));
+        }
+        if let Some(exts) = c.tbs_certificate().extensions() {
+            for e in exts.iter().filter(|e| e.critical) {
+                let oid = e.extn_id.to_string();
+                if !KNOWN.contains(&oid.as_str()) {
+                    return Err(chain_err(
+                        c,
+                        Rule::CriticalExtension,
+                        format!("critical extension {oid} is not understood"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rules an issuing certificate keeps: it is a CA, its path length allows the CAs below
+    /// it, and its key usage (if stated) allows certificate signing.
+    fn check_issuer(&self, ca: &Certificate, cas_below: usize) -> Result<(), Error> {
+        let bc = extension::<BasicConstraints>(ca)?;
+        let anchor = self.is_anchor(ca);
+        match bc {
+            Some(bc) if bc.ca => {
+                if let Some(n) = bc.path_len_constraint
+                    && cas_below > usize::from(n)
+                {
+                    return Err(chain_err(
+                        ca,
+                        Rule::PathLength,
+                        format!("path length {n}, but {cas_below} CA certificates follow it"),
+                    ));
+                }
+            }
+            // A version 1 anchor (no extensions at all) is a CA by being trusted, as OpenSSL
+            // takes it.
+            None if anchor && ca.tbs_certificate().extensions().is_none() => {}
+            _ => {
+                return Err(chain_err(
+                    ca,
+                    Rule::BasicConstraints,
+                    "issues certificates but is not a CA (basic constraints)",
+                ));
+            }
+        }
+        if let Some(ku) = extension::<KeyUsage>(ca)?
+            && !ku.0.contains(KeyUsages::KeyCertSign)
+        {
+            return Err(chain_err(ca, Rule::KeyUsage, "key usage lacks keyCertSign"));
+        }
+        Ok(())
+    }
+
+    /// `c` is not revoked by a CRL its issuer signed (a CRL that fails its checks is an
+    /// error, not silence).
+    fn check_revocation(
+        &self,
+        c: &Certificate,
+        issuer: &Certificate,
+        at: SystemTime,
+    ) -> Result<(), Error> {
+        let issuer_name = c.tbs_certificate().issuer();
+        for crl in self
+            .crls
+            .iter()
+            .filter(|l| &l.tbs_cert_list.issuer == issuer_name)
+        {
+            let key = crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())?;
+            let tbs = crl.tbs_cert_list.to_der()?;
+            if let Err(e) = crate::alg::verify(
+                &key,
+                &self.id,
+                &tbs,
+                &crl.signature_algorithm,
+                &crl.signature,
+            ) {
+                // Another CA of the same name may have signed it: not this issuer's CRL.
+                if self.crls.len() > 1 {
+                    continue;
+                }
+                return Err(chain_err(issuer, Rule::Crl, format!("its CRL {e}")));
+            }
+            if let Some(ku) = extension::<KeyUsage>(issuer)?
+                && !ku.0.contains(KeyUsages::CRLSign)
+            {
+                return Err(chain_err(
+                    issuer,
+                    Rule::KeyUsage,
+                    "signed a CRL without cRLSign",
+                ));
+            }
+            if let Some(next) = crl.tbs_cert_list.next_update
+                && at > next.to_system_time()
+            {
+                return Err(chain_err(
+                    issuer,
+                    Rule::Crl,
+                    format!("its CRL expired at {next}"),
+                ));
+            }
+            let serial = c.tbs_certificate().serial_number();
+            let revoked = crl
+                .tbs_cert_list
+                .revoked_certificates
+                .iter()
+                .flatten()
+                .find(|r| &r.serial_number == serial);
+            if let Some(r) = revoked {
+                return Err(chain_err(
+                    c,
+                    Rule::Revoked,
+                    format!("serial {serial} revoked at {}", r.revocation_date),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

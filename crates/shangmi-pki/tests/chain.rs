@@ -1,0 +1,158 @@
+//! Issue and verify: a root, an intermediate and a leaf, and each rule broken once.
+
+use std::time::{Duration, SystemTime};
+
+use der::{Decode, Encode};
+use shangmi::sm2::SigningKey;
+use shangmi_pki::{
+    Error, Issue, Rule, Verifier, certificates, crl, crls, request, requests, self_signed,
+    sign_request, verify_request,
+};
+
+struct Pki {
+    root_key: SigningKey,
+    root: shangmi_pki::Certificate,
+    mid_key: SigningKey,
+    mid: shangmi_pki::Certificate,
+    leaf: shangmi_pki::Certificate,
+}
+
+fn pki(mid_issue: Issue) -> Pki {
+    let root_key = SigningKey::random().unwrap();
+    let root = self_signed(&root_key, "/C=CN/O=Test/CN=Root", &Issue::ca(3650)).unwrap();
+    let mid_key = SigningKey::random().unwrap();
+    let mid_csr = request(&mid_key, "/C=CN/O=Test/CN=Intermediate", &[]).unwrap();
+    let mid = sign_request(&mid_csr, &root, &root_key, &mid_issue).unwrap();
+    let leaf_key = SigningKey::random().unwrap();
+    let csr = request(&leaf_key, "/C=CN/O=Test/CN=leaf", &["DNS:leaf.example"]).unwrap();
+    let leaf = sign_request(&csr, &mid, &mid_key, &Issue::leaf(365)).unwrap();
+    Pki {
+        root_key,
+        root,
+        mid_key,
+        mid,
+        leaf,
+    }
+}
+
+fn rule(r: Result<Vec<shangmi_pki::Certificate>, Error>) -> Option<Rule> {
+    r.err().and_then(|e| e.rule())
+}
+
+#[test]
+fn a_three_certificate_chain_verifies_and_round_trips() {
+    let p = pki(Issue::ca(1825));
+    let v = Verifier::new(vec![p.root.clone()]);
+    let path = v.verify(&p.leaf, std::slice::from_ref(&p.mid)).unwrap();
+    assert_eq!(path.len(), 3);
+    // Without the intermediate: no issuer.
+    assert_eq!(rule(v.verify(&p.leaf, &[])), Some(Rule::NoIssuer));
+    // DER and PEM round trips read back the same certificates.
+    let der = p.leaf.to_der().unwrap();
+    assert_eq!(certificates(&der).unwrap(), vec![p.leaf.clone()]);
+    let pem = format!(
+        "text before\n{}\n{}",
+        der::EncodePem::to_pem(&p.leaf, der::pem::LineEnding::LF).unwrap(),
+        der::EncodePem::to_pem(&p.mid, der::pem::LineEnding::LF).unwrap()
+    );
+    assert_eq!(certificates(pem.as_bytes()).unwrap().len(), 2);
+    assert!(certificates(b"not a certificate").is_err());
+}
+
+#[test]
+fn each_rule_is_enforced_and_named() {
+    let p = pki(Issue::ca(1825));
+    let v = Verifier::new(vec![p.root.clone()]);
+    let mid = [p.mid.clone()];
+    // Another SM2 ID: every signature fails, and the error says which.
+    let e = Verifier::new(vec![p.root.clone()])
+        .with_id(b"")
+        .verify(&p.leaf, &mid)
+        .unwrap_err();
+    assert_eq!(e.rule(), Some(Rule::Signature));
+    assert!(e.to_string().contains("CN=leaf"), "{e}");
+    // Validity.
+    let later = SystemTime::now() + Duration::from_secs(400 * 86_400);
+    assert_eq!(
+        rule(v.clone().at(later).verify(&p.leaf, &mid)),
+        Some(Rule::Validity)
+    );
+    let earlier = SystemTime::now() - Duration::from_secs(86_400);
+    assert_eq!(
+        rule(v.clone().at(earlier).verify(&p.leaf, &mid)),
+        Some(Rule::Validity)
+    );
+    // A tampered certificate.
+    let mut der = p.leaf.to_der().unwrap();
+    let at = der.len() - 80;
+    der[at] ^= 1;
+    if let Ok(bad) = shangmi_pki::Certificate::from_der(&der) {
+        assert!(v.verify(&bad, &mid).is_err());
+    }
+    // Revocation: a CRL from the intermediate listing the leaf.
+    let serial = p.leaf.tbs_certificate().serial_number().as_bytes().to_vec();
+    let list = crl(
+        &p.mid,
+        &p.mid_key,
+        &[(serial, SystemTime::now())],
+        30,
+        1,
+        shangmi_pki::DEFAULT_ID,
+    )
+    .unwrap();
+    let again = crls(&list.to_der().unwrap()).unwrap();
+    assert_eq!(
+        rule(v.clone().with_crls(again).verify(&p.leaf, &mid)),
+        Some(Rule::Revoked)
+    );
+    let empty = crl(&p.mid, &p.mid_key, &[], 30, 2, shangmi_pki::DEFAULT_ID).unwrap();
+    v.clone()
+        .with_crls(vec![empty])
+        .verify(&p.leaf, &mid)
+        .unwrap();
+}
+
+#[test]
+fn an_intermediate_that_is_not_a_ca_or_has_no_room_left_is_refused() {
+    let p = pki(Issue::leaf(365));
+    let v = Verifier::new(vec![p.root.clone()]);
+    assert_eq!(
+        rule(v.verify(&p.leaf, std::slice::from_ref(&p.mid))),
+        Some(Rule::BasicConstraints)
+    );
+    // Root with path length 0: the intermediate is one CA too many.
+    let root_key = SigningKey::random().unwrap();
+    let mut ca0 = Issue::ca(3650);
+    ca0.path_len = Some(0);
+    let root = self_signed(&root_key, "CN=Root0", &ca0).unwrap();
+    let mid_key = SigningKey::random().unwrap();
+    let mid = sign_request(
+        &request(&mid_key, "CN=Mid0", &[]).unwrap(),
+        &root,
+        &root_key,
+        &Issue::ca(100),
+    )
+    .unwrap();
+    let leaf_key = SigningKey::random().unwrap();
+    let leaf = sign_request(
+        &request(&leaf_key, "CN=Leaf0", &[]).unwrap(),
+        &mid,
+        &mid_key,
+        &Issue::leaf(10),
+    )
+    .unwrap();
+    let v = Verifier::new(vec![root]);
+    assert_eq!(rule(v.verify(&leaf, &[mid])), Some(Rule::PathLength));
+    let _ = (p.root_key, p.mid_key);
+}
+
+#[test]
+fn requests_carry_their_names_and_verify() {
+    let key = SigningKey::random().unwrap();
+    let csr = request(&key, "CN=req,O=Org", &["DNS:a.example", "IP:127.0.0.1"]).unwrap();
+    verify_request(&csr, shangmi_pki::DEFAULT_ID).unwrap();
+    assert!(verify_request(&csr, b"other").is_err());
+    let back = requests(&csr.to_der().unwrap()).unwrap();
+    assert_eq!(back[0], csr);
+    assert_eq!(back[0].info.subject.to_string(), "CN=req,O=Org");
+}
