@@ -1,0 +1,166 @@
+// Command gmsmpeer is the gmsm (github.com/emmansun/gmsm) side of shangmi's PKI interop
+// tests: it verifies certificates, requests and CRLs that shangmi made, and issues a chain
+// and a request for shangmi to verify. shangmi-pki's tests run it on loopback files.
+//
+//	gmsmpeer verify ROOT.pem LEAF.pem [INTERMEDIATE.pem...]   exit 0 if the chain verifies
+//	gmsmpeer verify-csr CSR.pem                               exit 0 if its signature holds
+//	gmsmpeer verify-crl CRL.pem ISSUER.pem SERIAL-HEX          exit 0 if signed and listing it
+//	gmsmpeer issue DIR                                         writes root.pem, leaf.pem, leaf.csr
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/emmansun/gmsm/sm2"
+	"github.com/emmansun/gmsm/smx509"
+)
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "gmsmpeer: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+// block returns the DER of the first PEM block in the file, or the file itself.
+func block(path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fail("%v", err)
+	}
+	if b, _ := pem.Decode(data); b != nil {
+		return b.Bytes
+	}
+	return data
+}
+
+func cert(path string) *smx509.Certificate {
+	c, err := smx509.ParseCertificate(block(path))
+	if err != nil {
+		fail("%s: %v", path, err)
+	}
+	return c
+}
+
+func verify(args []string) {
+	if len(args) < 2 {
+		fail("verify ROOT LEAF [INTERMEDIATE...]")
+	}
+	roots, inter := smx509.NewCertPool(), smx509.NewCertPool()
+	roots.AddCert(cert(args[0]))
+	for _, p := range args[2:] {
+		inter.AddCert(cert(p))
+	}
+	opts := smx509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []smx509.ExtKeyUsage{smx509.ExtKeyUsageAny}}
+	if _, err := cert(args[1]).Verify(opts); err != nil {
+		fail("%s: %v", args[1], err)
+	}
+}
+
+func verifyCSR(args []string) {
+	csr, err := smx509.ParseCertificateRequest(block(args[0]))
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	if err := csr.CheckSignature(); err != nil {
+		fail("%s: %v", args[0], err)
+	}
+}
+
+func verifyCRL(args []string) {
+	crl, err := smx509.ParseRevocationList(block(args[0]))
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	if err := crl.CheckSignatureFrom(cert(args[1])); err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	want, _ := hex.DecodeString(args[2])
+	for _, e := range crl.RevokedCertificateEntries {
+		if e.SerialNumber.Cmp(new(big.Int).SetBytes(want)) == 0 {
+			return
+		}
+	}
+	fail("%s does not list serial %s", args[0], args[2])
+}
+
+func write(dir, name, kind string, der []byte) {
+	data := pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der})
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+		fail("%v", err)
+	}
+}
+
+func issue(dir string) {
+	rootKey, err := sm2.GenerateKey(rand.Reader)
+	if err != nil {
+		fail("%v", err)
+	}
+	now := time.Now().Add(-time.Hour)
+	rootTmpl := &smx509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		NotBefore:             now,
+		NotAfter:              now.Add(30 * 24 * time.Hour),
+		KeyUsage:              smx509.KeyUsageCertSign | smx509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	rootTmpl.Subject.CommonName = "gmsm Root"
+	rootTmpl.Subject.Organization = []string{"gmsm"}
+	rootDER, err := smx509.CreateCertificate(rand.Reader, rootTmpl, rootTmpl, rootKey.Public(), rootKey)
+	if err != nil {
+		fail("%v", err)
+	}
+	root, _ := smx509.ParseCertificate(rootDER)
+	leafKey, err := sm2.GenerateKey(rand.Reader)
+	if err != nil {
+		fail("%v", err)
+	}
+	leafTmpl := &smx509.Certificate{
+		SerialNumber: big.NewInt(2),
+		NotBefore:    now,
+		NotAfter:     now.Add(10 * 24 * time.Hour),
+		KeyUsage:     smx509.KeyUsageDigitalSignature,
+		DNSNames:     []string{"gmsm.example"},
+	}
+	leafTmpl.Subject.CommonName = "gmsm leaf"
+	leafDER, err := smx509.CreateCertificate(rand.Reader, leafTmpl, root, leafKey.Public(), rootKey)
+	if err != nil {
+		fail("%v", err)
+	}
+	csrTmpl := &smx509.CertificateRequest{DNSNames: []string{"gmsm.example"}}
+	csrTmpl.Subject.CommonName = "gmsm request"
+	csrDER, err := smx509.CreateCertificateRequest(rand.Reader, csrTmpl, leafKey)
+	if err != nil {
+		fail("%v", err)
+	}
+	write(dir, "root.pem", "CERTIFICATE", rootDER)
+	write(dir, "leaf.pem", "CERTIFICATE", leafDER)
+	write(dir, "leaf.csr", "CERTIFICATE REQUEST", csrDER)
+}
+
+func main() {
+	if len(os.Args) < 3 {
+		fail("usage: verify|verify-csr|verify-crl|issue ...")
+	}
+	switch args := os.Args[2:]; os.Args[1] {
+	case "verify":
+		verify(args)
+	case "verify-csr":
+		verifyCSR(args)
+	case "verify-crl":
+		if len(args) != 3 {
+			fail("verify-crl CRL ISSUER SERIAL-HEX")
+		}
+		verifyCRL(args)
+	case "issue":
+		issue(args[0])
+	default:
+		fail("unknown command %q", os.Args[1])
+	}
+}
