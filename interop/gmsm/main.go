@@ -5,7 +5,9 @@
 //	gmsmpeer verify ROOT.pem LEAF.pem [INTERMEDIATE.pem...]   exit 0 if the chain verifies
 //	gmsmpeer verify-csr CSR.pem                               exit 0 if its signature holds
 //	gmsmpeer verify-crl CRL.pem ISSUER.pem SERIAL-HEX          exit 0 if signed and listing it
-//	gmsmpeer issue DIR                                         writes root.pem, leaf.pem, leaf.csr
+//	gmsmpeer issue DIR                                         writes root.pem, leaf.pem, leaf.key, leaf.csr
+//	gmsmpeer cms-verify P7 ROOT.pem [CONTENT]                  exit 0 if SignedData verifies
+//	gmsmpeer cms-sign CERT KEY DATA OUT [gm] [detached]        writes SignedData (DER)
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/emmansun/gmsm/pkcs7"
 	"github.com/emmansun/gmsm/sm2"
 	"github.com/emmansun/gmsm/smx509"
 )
@@ -139,9 +142,75 @@ func issue(dir string) {
 	if err != nil {
 		fail("%v", err)
 	}
+	keyDER, err := smx509.MarshalPKCS8PrivateKey(leafKey)
+	if err != nil {
+		fail("%v", err)
+	}
+	write(dir, "leaf.key", "PRIVATE KEY", keyDER)
 	write(dir, "root.pem", "CERTIFICATE", rootDER)
 	write(dir, "leaf.pem", "CERTIFICATE", leafDER)
 	write(dir, "leaf.csr", "CERTIFICATE REQUEST", csrDER)
+}
+
+func cmsVerify(args []string) {
+	p7, err := pkcs7.Parse(block(args[0]))
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	if len(args) > 2 {
+		content, err := os.ReadFile(args[2])
+		if err != nil {
+			fail("%v", err)
+		}
+		p7.Content = content
+	}
+	roots := smx509.NewCertPool()
+	roots.AddCert(cert(args[1]))
+	if err := p7.VerifyWithChain(roots); err != nil {
+		fail("%s: %v", args[0], err)
+	}
+}
+
+func cmsSign(args []string) {
+	c := cert(args[0])
+	key, err := smx509.ParsePKCS8PrivateKey(block(args[1]))
+	if err != nil {
+		fail("%s: %v", args[1], err)
+	}
+	data, err := os.ReadFile(args[2])
+	if err != nil {
+		fail("%v", err)
+	}
+	gm, detached := false, false
+	for _, a := range args[4:] {
+		gm = gm || a == "gm"
+		detached = detached || a == "detached"
+	}
+	var sd *pkcs7.SignedData
+	if gm {
+		sd, err = pkcs7.NewSMSignedData(data)
+	} else {
+		sd, err = pkcs7.NewSignedData(data)
+		if err == nil {
+			sd.SetDigestAlgorithm(pkcs7.OIDDigestAlgorithmSM3)
+		}
+	}
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := sd.AddSigner(c, key, pkcs7.SignerInfoConfig{}); err != nil {
+		fail("%v", err)
+	}
+	if detached {
+		sd.Detach()
+	}
+	out, err := sd.Finish()
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := os.WriteFile(args[3], out, 0o600); err != nil {
+		fail("%v", err)
+	}
 }
 
 func main() {
@@ -160,6 +229,16 @@ func main() {
 		verifyCRL(args)
 	case "issue":
 		issue(args[0])
+	case "cms-verify":
+		if len(args) < 2 {
+			fail("cms-verify P7 ROOT [CONTENT]")
+		}
+		cmsVerify(args)
+	case "cms-sign":
+		if len(args) < 4 {
+			fail("cms-sign CERT KEY DATA OUT [gm] [detached]")
+		}
+		cmsSign(args)
 	default:
 		fail("unknown command %q", os.Args[1])
 	}

@@ -4,6 +4,7 @@
 //! signature, a tampered ciphertext); 2 usage, input or I/O error. Errors are one line on
 //! stderr naming the file and the cause. Output files appear only when complete.
 
+mod cms_cmd;
 mod fail;
 mod ffi_init;
 mod files;
@@ -65,6 +66,8 @@ enum Command {
     Speed(speed::Args),
     /// SM2 certificates, requests and CRLs: issue, verify, show.
     X509(x509_cmd::Args),
+    /// CMS / PKCS#7 SignedData with SM2 (GM/T 0010): sign, verify.
+    Cms(cms_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Open(args) => seal_cmd::open(args),
         Command::Speed(args) => speed::run(args),
         Command::X509(args) => x509_cmd::run(args),
+        Command::Cms(args) => cms_cmd::run(args),
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome.code()),

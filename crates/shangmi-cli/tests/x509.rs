@@ -224,6 +224,78 @@ fn x509_both_ways_with_openssl() {
         "{text}"
     );
 
+    // CMS SignedData with the server's key: attached and detached, PKCS#7 and GM/T 0010 OIDs;
+    // a tampered content exits 1 and writes nothing.
+    std::fs::write(d.join("doc"), b"a document to sign\n".repeat(50)).unwrap();
+    ok(
+        d,
+        &[
+            "cms", "sign", "--cert", "s.pem", "--key", "s.key", "-i", "doc", "-o", "doc.p7",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "cms", "verify", "--ca", "ca.pem", "-i", "doc.p7", "-o", "doc.out",
+        ],
+    );
+    assert_eq!(
+        std::fs::read(d.join("doc.out")).unwrap(),
+        std::fs::read(d.join("doc")).unwrap()
+    );
+    ok(
+        d,
+        &[
+            "cms",
+            "sign",
+            "--cert",
+            "s.pem",
+            "--key",
+            "s.key",
+            "--gm",
+            "--detached",
+            "--pem",
+            "-i",
+            "doc",
+            "-o",
+            "det.p7",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "cms",
+            "verify",
+            "--ca",
+            "ca.pem",
+            "--content",
+            "doc",
+            "-i",
+            "det.p7",
+        ],
+    );
+    std::fs::write(d.join("doc2"), b"another document").unwrap();
+    let o = run(
+        d,
+        &[
+            "cms",
+            "verify",
+            "--ca",
+            "ca.pem",
+            "--content",
+            "doc2",
+            "-i",
+            "det.p7",
+            "-o",
+            "never",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(!d.join("never").exists());
+    let o = run(d, &["cms", "verify", "--ca", "o.pem", "-i", "doc.p7"], None);
+    assert_eq!(code(&o), 1, "an untrusted signer");
+
     // Usage and input errors exit 2.
     assert_eq!(code(&run(d, &["x509", "verify", "s.pem"], None)), 2);
     assert_eq!(

@@ -20,6 +20,7 @@
 //! with an error that says so.
 
 mod alg;
+mod cms;
 mod error;
 mod issue;
 mod read;
@@ -28,6 +29,7 @@ mod text;
 mod verify;
 
 pub use alg::{SM2_WITH_SM3, public_key};
+pub use cms::{CmsSigner, Flavor, Verified, sign as cms_sign, verify as cms_verify};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_signed, sign_request};
 pub use read::{certificates, crls, requests, verify_request};

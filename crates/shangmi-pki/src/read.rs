@@ -48,6 +48,31 @@ fn blocks<T: for<'a> Decode<'a>>(
     Ok(out)
 }
 
+/// The DER of the first block with one of `labels` if `data` is PEM, else `data` itself.
+pub(crate) fn der_of(data: &[u8], labels: &[&str], what: &str) -> Result<Vec<u8>, Error> {
+    if data.len() > MAX_INPUT {
+        return Err(Error::Malformed(format!("{what}: input over 16 MiB")));
+    }
+    let text = std::str::from_utf8(data)
+        .ok()
+        .filter(|t| t.contains("-----BEGIN "));
+    let Some(text) = text else {
+        return Ok(data.to_vec());
+    };
+    let found = shangmi::sm2::pem_blocks(text)
+        .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?;
+    found
+        .into_iter()
+        .find(|b| labels.contains(&b.label.as_str()))
+        .map(|b| b.der.to_vec())
+        .ok_or_else(|| {
+            Error::Malformed(format!(
+                "no {what} in the PEM (looked for {})",
+                labels.join(", ")
+            ))
+        })
+}
+
 /// Every certificate in `data` (PEM `CERTIFICATE` blocks, or one DER certificate).
 pub fn certificates(data: &[u8]) -> Result<Vec<Certificate>, Error> {
     blocks(data, &["CERTIFICATE", "X509 CERTIFICATE"], "certificate")

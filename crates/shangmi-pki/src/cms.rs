@@ -1,0 +1,287 @@
+//! CMS / PKCS#7 SignedData with SM2 (GM/T 0010): sign and verify, attached or detached, with
+//! signed attributes, several signers and the certificates included, under the PKCS#7
+//! content-type OIDs or GM/T 0010's (1.2.156.10197.6.1.4.2.x), chosen on output and both
+//! recognised on input.
+
+use cms::cert::{CertificateChoices, IssuerAndSerialNumber};
+use cms::content_info::{CmsVersion, ContentInfo};
+use cms::signed_data::{
+    CertificateSet, EncapsulatedContentInfo, SignedData, SignerIdentifier, SignerInfo, SignerInfos,
+};
+use const_oid::ObjectIdentifier;
+use der::asn1::{Any, OctetString, SetOfVec, UtcTime};
+use der::{Decode, Encode};
+use shangmi::sm2::{Signature, SigningKey};
+use spki::AlgorithmIdentifierOwned;
+use x509_cert::Certificate;
+use x509_cert::attr::{Attribute, AttributeValue};
+use x509_cert::time::Time;
+
+use crate::{DEFAULT_ID, Error, Verifier};
+
+/// Which content-type OIDs a message is written with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// PKCS#7 / RFC 5652: data 1.2.840.113549.1.7.1, signedData 1.2.840.113549.1.7.2.
+    Pkcs7,
+    /// GM/T 0010: data 1.2.156.10197.6.1.4.2.1, signedData 1.2.156.10197.6.1.4.2.2.
+    Gm,
+}
+
+const PKCS7_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
+const PKCS7_SIGNED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.2");
+const GM_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.1");
+const GM_SIGNED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.2");
+/// SM3 (GM/T 0004).
+const SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401");
+/// sm2sign, the SignerInfo signature algorithm GM/T 0010 names.
+const SM2_SIGN: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.1");
+/// The bare SM2 OID, which some writers put there instead.
+const SM2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301");
+const CONTENT_TYPE: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.3");
+const MESSAGE_DIGEST: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.4");
+const SIGNING_TIME: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.5");
+
+impl Flavor {
+    fn oids(self) -> (ObjectIdentifier, ObjectIdentifier) {
+        match self {
+            Flavor::Pkcs7 => (PKCS7_DATA, PKCS7_SIGNED),
+            Flavor::Gm => (GM_DATA, GM_SIGNED),
+        }
+    }
+}
+
+fn alg(oid: ObjectIdentifier) -> AlgorithmIdentifierOwned {
+    AlgorithmIdentifierOwned {
+        oid,
+        parameters: None,
+    }
+}
+
+fn attribute(oid: ObjectIdentifier, value: &impl Encode) -> Result<Attribute, Error> {
+    let mut values: SetOfVec<AttributeValue> = SetOfVec::new();
+    values.insert(Any::from_der(&value.to_der()?)?)?;
+    Ok(Attribute { oid, values })
+}
+
+/// A signer: its certificate and key.
+pub struct CmsSigner<'a> {
+    /// The signer's certificate (identifies it by issuer and serial number).
+    pub cert: &'a Certificate,
+    /// The signer's key.
+    pub key: &'a SigningKey,
+}
+
+/// SignedData over `content` by every signer, each with the signed attributes content type,
+/// message digest (SM3) and signing time, its signature made with GM/T 0009's SM2 ID. The
+/// signers' certificates and `extra_certs` are included; `detached` leaves the content out.
+/// Returns the DER ContentInfo.
+pub fn sign(
+    content: &[u8],
+    signers: &[CmsSigner<'_>],
+    extra_certs: &[Certificate],
+    detached: bool,
+    flavor: Flavor,
+) -> Result<Vec<u8>, Error> {
+    let (data_oid, signed_oid) = flavor.oids();
+    let digest = shangmi::sm3::hash(content);
+    let now = UtcTime::from_system_time(std::time::SystemTime::now())
+        .map_err(|e| Error::InvalidArgument(format!("signing time: {e}")))?;
+    let mut infos = Vec::new();
+    for s in signers {
+        let public = crate::alg::public_key(s.cert.tbs_certificate().subject_public_key_info())?;
+        if public != *s.key.verifying_key() {
+            return Err(Error::InvalidArgument(format!(
+                "the key is not the key of \"{}\"",
+                s.cert.tbs_certificate().subject()
+            )));
+        }
+        let mut attrs: SetOfVec<Attribute> = SetOfVec::new();
+        attrs.insert(attribute(CONTENT_TYPE, &data_oid)?)?;
+        attrs.insert(attribute(
+            MESSAGE_DIGEST,
+            &OctetString::new(digest.to_vec())?,
+        )?)?;
+        attrs.insert(attribute(SIGNING_TIME, &Time::UtcTime(now))?)?;
+        let signed = attrs.to_der()?;
+        let sig = s
+            .key
+            .sign_with_id(DEFAULT_ID, &signed)
+            .map_err(|e| Error::Crypto(e.to_string()))?;
+        infos.push(SignerInfo {
+            version: CmsVersion::V1,
+            sid: SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+                issuer: s.cert.tbs_certificate().issuer().clone(),
+                serial_number: s.cert.tbs_certificate().serial_number().clone(),
+            }),
+            digest_alg: alg(SM3),
+            signed_attrs: Some(attrs),
+            signature_algorithm: alg(SM2_SIGN),
+            signature: OctetString::new(sig.to_der())?,
+            unsigned_attrs: None,
+        });
+    }
+    let mut certs: Vec<CertificateChoices> = Vec::new();
+    for c in signers.iter().map(|s| s.cert).chain(extra_certs) {
+        let choice = CertificateChoices::Certificate(c.clone());
+        if !certs.contains(&choice) {
+            certs.push(choice);
+        }
+    }
+    let mut digests = SetOfVec::new();
+    digests.insert(alg(SM3))?;
+    let econtent = if detached {
+        None
+    } else {
+        Some(Any::encode_from(&OctetString::new(content)?)?)
+    };
+    let sd = SignedData {
+        version: CmsVersion::V1,
+        digest_algorithms: digests,
+        encap_content_info: EncapsulatedContentInfo {
+            econtent_type: data_oid,
+            econtent,
+        },
+        certificates: Some(CertificateSet::try_from(certs)?),
+        crls: None,
+        signer_infos: SignerInfos::try_from(infos)?,
+    };
+    let ci = ContentInfo {
+        content_type: signed_oid,
+        content: Any::encode_from(&sd)?,
+    };
+    Ok(ci.to_der()?)
+}
+
+/// What a verified SignedData held.
+#[derive(Clone, Debug)]
+pub struct Verified {
+    /// The content (attached, or the detached content that was given).
+    pub content: Vec<u8>,
+    /// Each signer's certificate, in the order of the signer infos (a SET, so DER order).
+    pub signers: Vec<Certificate>,
+    /// The content-type OIDs it was written with.
+    pub flavor: Flavor,
+}
+
+fn bad(m: impl Into<String>) -> Error {
+    Error::BadSignature(m.into())
+}
+
+/// Verifies SignedData (DER ContentInfo, or PEM `PKCS7`/`CMS`): every signer's signature over
+/// the content (checking the message digest and content type in its signed attributes) with
+/// GM/T 0009's SM2 ID, and its certificate's chain with `verifier`, the message's own
+/// certificates as intermediates. `detached` is the content when the message has none.
+pub fn verify(
+    message: &[u8],
+    detached: Option<&[u8]>,
+    verifier: &Verifier,
+) -> Result<Verified, Error> {
+    let der = crate::read::der_of(message, &["PKCS7", "CMS", "PKCS #7 SIGNED DATA"], "CMS")?;
+    let ci = ContentInfo::from_der(&der)?;
+    let flavor = match ci.content_type {
+        PKCS7_SIGNED => Flavor::Pkcs7,
+        GM_SIGNED => Flavor::Gm,
+        other => {
+            return Err(Error::Unsupported(format!(
+                "content type {other} (SignedData is {PKCS7_SIGNED} or {GM_SIGNED})"
+            )));
+        }
+    };
+    let sd: SignedData = ci.content.decode_as()?;
+    let content = match (&sd.encap_content_info.econtent, detached) {
+        (Some(e), None) => e.decode_as::<OctetString>()?.into_bytes().into_vec(),
+        (None, Some(d)) => d.to_vec(),
+        (Some(_), Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "the message carries its content: give none beside it".into(),
+            ));
+        }
+        (None, None) => {
+            return Err(Error::InvalidArgument(
+                "detached content: the content is needed to verify".into(),
+            ));
+        }
+    };
+    let certs: Vec<Certificate> = sd
+        .certificates
+        .iter()
+        .flat_map(|s| s.0.iter())
+        .filter_map(|c| match c {
+            CertificateChoices::Certificate(c) => Some(c.clone()),
+            _ => None,
+        })
+        .collect();
+    if sd.signer_infos.0.is_empty() {
+        return Err(bad("no signer"));
+    }
+    let digest = shangmi::sm3::hash(&content);
+    let mut signers = Vec::new();
+    for si in sd.signer_infos.0.iter() {
+        let cert = match &si.sid {
+            SignerIdentifier::IssuerAndSerialNumber(ias) => certs.iter().find(|c| {
+                c.tbs_certificate().issuer() == &ias.issuer
+                    && c.tbs_certificate().serial_number() == &ias.serial_number
+            }),
+            SignerIdentifier::SubjectKeyIdentifier(ski) => certs.iter().find(|c| {
+                c.tbs_certificate()
+                    .get_extension::<x509_cert::ext::pkix::SubjectKeyIdentifier>()
+                    .ok()
+                    .flatten()
+                    .is_some_and(|(_, k)| k == *ski)
+            }),
+        }
+        .ok_or_else(|| bad("a signer's certificate is not in the message"))?;
+        if si.digest_alg.oid != SM3 {
+            return Err(Error::Unsupported(format!(
+                "digest {} (only SM3)",
+                si.digest_alg.oid
+            )));
+        }
+        if ![SM2_SIGN, SM2, crate::SM2_WITH_SM3].contains(&si.signature_algorithm.oid) {
+            return Err(Error::Unsupported(format!(
+                "signature algorithm {} (only SM2)",
+                si.signature_algorithm.oid
+            )));
+        }
+        let key = crate::alg::public_key(cert.tbs_certificate().subject_public_key_info())?;
+        let sig = Signature::from_der(si.signature.as_bytes())
+            .map_err(|_| bad("a signature is not DER (r, s)"))?;
+        let signed_bytes = match &si.signed_attrs {
+            Some(attrs) => {
+                let one = |oid: ObjectIdentifier| {
+                    let mut found = attrs.iter().filter(|a| a.oid == oid);
+                    match (found.next(), found.next()) {
+                        (Some(a), None) if a.values.len() == 1 => Ok(a.values.get(0).cloned()),
+                        (None, _) => Ok(None),
+                        _ => Err(bad(format!("attribute {oid} more than once"))),
+                    }
+                };
+                let md = one(MESSAGE_DIGEST)?.ok_or_else(|| bad("no message digest attribute"))?;
+                if md.decode_as::<OctetString>()?.as_bytes() != digest {
+                    return Err(bad("the message digest does not match the content"));
+                }
+                let ct = one(CONTENT_TYPE)?.ok_or_else(|| bad("no content type attribute"))?;
+                if ct.decode_as::<ObjectIdentifier>()? != sd.encap_content_info.econtent_type {
+                    return Err(bad("the content type attribute does not match the content"));
+                }
+                attrs.to_der()?
+            }
+            None => content.clone(),
+        };
+        key.verify_with_id(DEFAULT_ID, &signed_bytes, &sig)
+            .map_err(|_| {
+                bad(format!(
+                    "the signature of \"{}\" does not verify",
+                    cert.tbs_certificate().subject()
+                ))
+            })?;
+        verifier.verify(cert, &certs)?;
+        signers.push(cert.clone());
+    }
+    Ok(Verified {
+        content,
+        signers,
+        flavor,
+    })
+}
