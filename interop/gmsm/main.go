@@ -8,6 +8,8 @@
 //	gmsmpeer issue DIR                                         writes root.pem, leaf.pem, leaf.key, leaf.csr
 //	gmsmpeer cms-verify P7 ROOT.pem [CONTENT]                  exit 0 if SignedData verifies
 //	gmsmpeer cms-sign CERT KEY DATA OUT [gm] [detached]        writes SignedData (DER)
+//	gmsmpeer cms-encrypt CERT DATA OUT [gm]                    writes EnvelopedData (DER)
+//	gmsmpeer cms-decrypt P7 CERT KEY OUT                       writes the decrypted content
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/emmansun/gmsm/pkcs"
 	"github.com/emmansun/gmsm/pkcs7"
 	"github.com/emmansun/gmsm/sm2"
 	"github.com/emmansun/gmsm/smx509"
@@ -213,6 +216,44 @@ func cmsSign(args []string) {
 	}
 }
 
+func cmsEncrypt(args []string) {
+	data, err := os.ReadFile(args[1])
+	if err != nil {
+		fail("%v", err)
+	}
+	recipients := []*smx509.Certificate{cert(args[0])}
+	var out []byte
+	if len(args) > 3 && args[3] == "gm" {
+		out, err = pkcs7.EncryptSM(pkcs.SM4CBC, data, recipients)
+	} else {
+		out, err = pkcs7.Encrypt(pkcs.SM4CBC, data, recipients)
+	}
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := os.WriteFile(args[2], out, 0o600); err != nil {
+		fail("%v", err)
+	}
+}
+
+func cmsDecrypt(args []string) {
+	p7, err := pkcs7.Parse(block(args[0]))
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	key, err := smx509.ParsePKCS8PrivateKey(block(args[2]))
+	if err != nil {
+		fail("%s: %v", args[2], err)
+	}
+	content, err := p7.Decrypt(cert(args[1]), key)
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	if err := os.WriteFile(args[3], content, 0o600); err != nil {
+		fail("%v", err)
+	}
+}
+
 func main() {
 	if len(os.Args) < 3 {
 		fail("usage: verify|verify-csr|verify-crl|issue ...")
@@ -234,6 +275,16 @@ func main() {
 			fail("cms-verify P7 ROOT [CONTENT]")
 		}
 		cmsVerify(args)
+	case "cms-encrypt":
+		if len(args) < 3 {
+			fail("cms-encrypt CERT DATA OUT [gm]")
+		}
+		cmsEncrypt(args)
+	case "cms-decrypt":
+		if len(args) != 4 {
+			fail("cms-decrypt P7 CERT KEY OUT")
+		}
+		cmsDecrypt(args)
 	case "cms-sign":
 		if len(args) < 4 {
 			fail("cms-sign CERT KEY DATA OUT [gm] [detached]")

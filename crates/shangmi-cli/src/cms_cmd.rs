@@ -1,4 +1,5 @@
-//! `shangmi cms`: CMS / PKCS#7 SignedData with SM2 (GM/T 0010), signed and verified.
+//! `shangmi cms`: CMS / PKCS#7 with SM2 (GM/T 0010): SignedData signed and verified,
+//! EnvelopedData encrypted to recipient certificates and decrypted.
 
 use std::path::PathBuf;
 
@@ -20,10 +21,13 @@ Examples:
   shangmi cms sign --cert alice.pem --key alice.key --detached --gm -i contract.pdf -o contract.p7
   shangmi cms verify --ca ca.pem -i contract.p7 -o contract.pdf
   shangmi cms verify --ca ca.pem --content contract.pdf -i contract.p7
+  shangmi cms encrypt --recipient bob.pem --gm -i secret.txt -o secret.p7
+  shangmi cms decrypt --key bob.key --cert bob.pem -i secret.p7 -o secret.txt
 
 SignedData carries SM3 digests and SM2 signatures made with the ID 1234567812345678; --gm writes
 GM/T 0010's content-type OIDs (1.2.156.10197.6.1.4.2.x) instead of PKCS#7's, and both are read.
-Exit status: 0 success, 1 a signature or chain check failed, 2 usage or input error.")]
+EnvelopedData encrypts the content with SM4-CBC under a fresh key, SM2-encrypted to each recipient.
+Exit status: 0 success, 1 a signature, chain or decryption check failed, 2 usage or input error.")]
 pub struct Args {
     #[command(subcommand)]
     cmd: Cmd,
@@ -61,6 +65,42 @@ enum Cmd {
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
+    /// Encrypt data to recipient certificates (EnvelopedData, DER or PEM with --pem).
+    Encrypt {
+        /// A recipient's certificate (repeat for several).
+        #[arg(long, value_name = "CERT", required = true)]
+        recipient: Vec<PathBuf>,
+        /// GM/T 0010's content-type OIDs instead of PKCS#7's.
+        #[arg(long)]
+        gm: bool,
+        /// Write PEM (`-----BEGIN PKCS7-----`) instead of DER.
+        #[arg(long)]
+        pem: bool,
+        /// The data to encrypt (default stdin).
+        #[arg(short, long, value_name = "IN")]
+        input: Option<PathBuf>,
+        /// The file to write (default stdout); it appears only when complete.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Decrypt EnvelopedData with a recipient's key.
+    Decrypt {
+        /// The recipient's private key.
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The recipient's certificate (picks its recipient info; without it each is tried).
+        #[arg(long, value_name = "FILE")]
+        cert: Option<PathBuf>,
+        /// Reads the key's password from this file when it is encrypted.
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+        /// The EnvelopedData (DER or PEM; default stdin).
+        #[arg(short, long, value_name = "IN")]
+        input: Option<PathBuf>,
+        /// Where the content goes (nothing is written unless decryption succeeds).
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
     /// Verify SignedData and its signers' chains; write the content.
     Verify {
         /// Trusted CA certificates (repeat for several files).
@@ -82,8 +122,69 @@ fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>> {
     Ok(open_input(path)?.read_all(MESSAGE_LIMIT)?.to_vec())
 }
 
+fn certs_of(path: &std::path::Path) -> Result<Vec<shangmi_pki::Certificate>> {
+    shangmi_pki::certificates(&read_small(path, 16 << 20)?).map_err(|e| error(path.display(), e))
+}
+
+fn emit(bytes: &[u8], pem: bool, output: Option<&std::path::Path>) -> Result<()> {
+    let text;
+    let data = if pem {
+        text = der::pem::encode_string("PKCS7", der::pem::LineEnding::LF, bytes)
+            .map_err(|e| error("PEM", e))?;
+        text.as_bytes()
+    } else {
+        bytes
+    };
+    let mut out = Output::create(output)?;
+    out.put(data)?;
+    out.commit()
+}
+
 pub fn run(args: Args) -> Result<Outcome> {
     match args.cmd {
+        Cmd::Encrypt {
+            recipient,
+            gm,
+            pem,
+            input,
+            output,
+        } => {
+            let mut certs = Vec::new();
+            for p in &recipient {
+                certs.push(certs_of(p)?.remove(0));
+            }
+            let data = read_input(input.as_deref())?;
+            let flavor = if gm { Flavor::Gm } else { Flavor::Pkcs7 };
+            let der = shangmi_pki::cms_encrypt(&data, &certs, flavor)
+                .map_err(|e| error("encrypting", e))?;
+            emit(&der, pem, output.as_deref())?;
+        }
+        Cmd::Decrypt {
+            key,
+            cert,
+            password_file,
+            input,
+            output,
+        } => {
+            let k = keyio::private_key(&key, password_file.as_deref())?;
+            let c = cert
+                .as_deref()
+                .map(certs_of)
+                .transpose()?
+                .map(|mut v| v.remove(0));
+            let message = read_input(input.as_deref())?;
+            let name = input
+                .as_deref()
+                .map_or("stdin".to_string(), |p| p.display().to_string());
+            let content =
+                shangmi_pki::cms_decrypt(&message, &k, c.as_ref()).map_err(|e| match e {
+                    shangmi_pki::Error::Decryption(_) => rejected(&name, e),
+                    e => error(&name, e),
+                })?;
+            let mut out = Output::create(output.as_deref())?;
+            out.put(&content)?;
+            out.commit()?;
+        }
         Cmd::Sign {
             cert,
             key,

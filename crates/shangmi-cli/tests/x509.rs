@@ -296,6 +296,45 @@ fn x509_both_ways_with_openssl() {
     let o = run(d, &["cms", "verify", "--ca", "o.pem", "-i", "doc.p7"], None);
     assert_eq!(code(&o), 1, "an untrusted signer");
 
+    // EnvelopedData to the server's certificate, opened with its key; another key exits 1
+    // and writes nothing.
+    for gm in [false, true] {
+        let mut args = vec![
+            "cms",
+            "encrypt",
+            "--recipient",
+            "s.pem",
+            "-i",
+            "doc",
+            "-o",
+            "env.p7",
+        ];
+        if gm {
+            args.push("--gm");
+        }
+        ok(d, &args);
+        ok(
+            d,
+            &[
+                "cms", "decrypt", "--key", "s.key", "--cert", "s.pem", "-i", "env.p7", "-o",
+                "env.out",
+            ],
+        );
+        assert_eq!(
+            std::fs::read(d.join("env.out")).unwrap(),
+            std::fs::read(d.join("doc")).unwrap()
+        );
+        let o = run(
+            d,
+            &[
+                "cms", "decrypt", "--key", "ca.key", "-i", "env.p7", "-o", "never",
+            ],
+            None,
+        );
+        assert_eq!(code(&o), 1);
+        assert!(!d.join("never").exists());
+    }
+
     // Usage and input errors exit 2.
     assert_eq!(code(&run(d, &["x509", "verify", "s.pem"], None)), 2);
     assert_eq!(

@@ -58,8 +58,10 @@ pub enum Error {
     InvalidArgument(String),
     /// The SM2 operation failed (the random generator, a key).
     Crypto(String),
-    /// A signature over a request or CRL does not verify.
+    /// A signature over a request, a CRL or a message does not verify.
     BadSignature(String),
+    /// A message could not be decrypted with the key given (not a recipient, or tampered).
+    Decryption(String),
     /// Chain verification failed: which certificate (its subject), which rule, and why.
     Chain {
         /// The subject of the certificate that broke the rule.
@@ -89,6 +91,7 @@ impl fmt::Display for Error {
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             Error::Crypto(m) => write!(f, "SM2: {m}"),
             Error::BadSignature(m) => write!(f, "bad signature: {m}"),
+            Error::Decryption(m) => write!(f, "decryption failed: {m}"),
             Error::Chain {
                 subject,
                 rule,

@@ -7,8 +7,8 @@ use std::process::Command;
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{
-    Certificate, CmsSigner, Error, Flavor, Issue, Verifier, certificates, cms_sign, cms_verify,
-    request, self_signed, sign_request,
+    Certificate, CmsSigner, Error, Flavor, Issue, Verifier, certificates, cms_decrypt, cms_encrypt,
+    cms_sign, cms_verify, request, self_signed, sign_request,
 };
 
 struct Party {
@@ -247,6 +247,115 @@ fn gmsm_and_shangmi_verify_each_others_signed_data() {
             } else {
                 Flavor::Pkcs7
             }
+        );
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn enveloped_data_round_trips_and_refuses_others() {
+    let root = ca();
+    let (a, b, c) = (
+        leaf(&root, "CN=alice"),
+        leaf(&root, "CN=bob"),
+        leaf(&root, "CN=carol"),
+    );
+    let msg = b"an SM4 key's worth of secrets".repeat(9);
+    for flavor in [Flavor::Pkcs7, Flavor::Gm] {
+        let p7 = cms_encrypt(&msg, &[a.cert.clone(), b.cert.clone()], flavor).unwrap();
+        for r in [&a, &b] {
+            assert_eq!(
+                cms_decrypt(&p7, &r.key, Some(&r.cert)).unwrap().as_slice(),
+                msg
+            );
+            assert_eq!(cms_decrypt(&p7, &r.key, None).unwrap().as_slice(), msg);
+        }
+        assert!(matches!(
+            cms_decrypt(&p7, &c.key, None),
+            Err(Error::Decryption(_))
+        ));
+        assert!(cms_decrypt(&p7, &a.key, Some(&b.cert)).is_err());
+        let mut bad = p7.clone();
+        let last = bad.len() - 20;
+        bad[last] ^= 1;
+        assert!(
+            cms_decrypt(&bad, &a.key, None).is_err()
+                || cms_decrypt(&bad, &a.key, None).unwrap().as_slice() != msg
+        );
+    }
+}
+
+#[test]
+fn gmsm_envelope_from_the_corpus_opens() {
+    let dir = format!("{}/tests/vectors/x509", env!("CARGO_MANIFEST_DIR"));
+    let p7 = std::fs::read(format!("{dir}/gmsm-envelopeddata-1.p7.pem")).unwrap();
+    let cert = certificates(&std::fs::read(format!("{dir}/gmsm-env-recipient-1.pem")).unwrap())
+        .unwrap()
+        .remove(0);
+    let mut d = [0u8; 32];
+    for (i, b) in d.iter_mut().enumerate() {
+        *b = u8::from_str_radix(
+            &"f043481ce3ba1332cc266ae795f2a41f100e52e47ee560de15d9e014acab35c9"[2 * i..2 * i + 2],
+            16,
+        )
+        .unwrap();
+    }
+    let key = SigningKey::from_bytes(&d).unwrap();
+    assert_eq!(
+        cms_decrypt(&p7, &key, Some(&cert)).unwrap().as_slice(),
+        b"Hello World!"
+    );
+    assert_eq!(
+        cms_decrypt(&p7, &key, None).unwrap().as_slice(),
+        b"Hello World!"
+    );
+}
+
+#[test]
+fn gmsm_and_shangmi_open_each_others_envelopes() {
+    let Some(peer) = peer() else { return };
+    let d = std::env::temp_dir().join(format!("shangmi-pki-env-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let msg = b"enveloped across implementations\n".repeat(7);
+    std::fs::write(d.join("msg"), &msg).unwrap();
+    // Theirs: gmsm issues a certificate and key; we encrypt to it, gmsm decrypts; gmsm
+    // encrypts to it, we decrypt with the key gmsm wrote.
+    assert!(run(&peer, &d, &["issue", "."]));
+    let cert = certificates(&std::fs::read(d.join("leaf.pem")).unwrap())
+        .unwrap()
+        .remove(0);
+    let key =
+        SigningKey::from_pem(&std::fs::read_to_string(d.join("leaf.key")).unwrap(), None).unwrap();
+    for (flavor, tag) in [(Flavor::Pkcs7, "p7"), (Flavor::Gm, "gm")] {
+        let ours = cms_encrypt(&msg, std::slice::from_ref(&cert), flavor).unwrap();
+        std::fs::write(d.join(format!("ours-{tag}.p7")), ours).unwrap();
+        let out = format!("out-{tag}");
+        assert!(
+            run(
+                &peer,
+                &d,
+                &[
+                    "cms-decrypt",
+                    &format!("ours-{tag}.p7"),
+                    "leaf.pem",
+                    "leaf.key",
+                    &out
+                ]
+            ),
+            "{tag}"
+        );
+        assert_eq!(std::fs::read(d.join(&out)).unwrap(), msg);
+        let mut args = vec!["cms-encrypt", "leaf.pem", "msg", "theirs.p7"];
+        if tag == "gm" {
+            args.push("gm");
+        }
+        assert!(run(&peer, &d, &args));
+        let theirs = std::fs::read(d.join("theirs.p7")).unwrap();
+        assert_eq!(
+            cms_decrypt(&theirs, &key, Some(&cert)).unwrap().as_slice(),
+            msg,
+            "{tag}"
         );
     }
     std::fs::remove_dir_all(&d).unwrap();
