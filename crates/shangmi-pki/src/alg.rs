@@ -55,13 +55,27 @@ pub(crate) fn verify(
     alg: &AlgorithmIdentifierOwned,
     signature: &BitString,
 ) -> Result<(), String> {
+    verify_with(key, id, tbs, alg, signature, |k, id, m, sig| {
+        k.verify_with_id(id, m, sig).is_ok()
+    })
+}
+
+/// [`verify`] with the SM2 verification itself supplied (a precomputed key's, say).
+pub(crate) fn verify_with(
+    key: &VerifyingKey,
+    id: &[u8],
+    tbs: &[u8],
+    alg: &AlgorithmIdentifierOwned,
+    signature: &BitString,
+    sm2_verify: impl FnOnce(&VerifyingKey, &[u8], &[u8], &Signature) -> bool,
+) -> Result<(), String> {
     check_signature_algorithm(alg).map_err(|e| e.to_string())?;
     let bytes = signature
         .as_bytes()
         .ok_or_else(|| "the signature BIT STRING has unused bits".to_string())?;
     let sig =
         Signature::from_der(bytes).map_err(|_| "the signature is not DER (r, s)".to_string())?;
-    key.verify_with_id(id, tbs, &sig).map_err(|_| {
+    sm2_verify(key, id, tbs, &sig).then_some(()).ok_or_else(|| {
         let shown = String::from_utf8_lossy(id);
         if id.is_empty() {
             "does not verify with an empty SM2 ID".to_string()
