@@ -14,6 +14,33 @@ use crate::Error;
 /// Inputs longer than any real certificate file are refused before parsing.
 const MAX_INPUT: usize = 16 << 20;
 
+/// The bodies of the PEM blocks in `data` with one of `labels`, or `None` when `data` is not
+/// PEM (then it is DER).
+fn pem_bodies(data: &[u8], labels: &[&str], what: &str) -> Result<Option<Vec<Vec<u8>>>, Error> {
+    if data.len() > MAX_INPUT {
+        return Err(Error::Malformed(format!("{what}: input over 16 MiB")));
+    }
+    let text = std::str::from_utf8(data)
+        .ok()
+        .filter(|t| t.contains("-----BEGIN "));
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let bodies: Vec<Vec<u8>> = shangmi::sm2::pem_blocks(text)
+        .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?
+        .into_iter()
+        .filter(|b| labels.contains(&b.label.as_str()))
+        .map(|b| b.der.to_vec())
+        .collect();
+    if bodies.is_empty() {
+        return Err(Error::Malformed(format!(
+            "no {what} in the PEM (looked for {})",
+            labels.join(", ")
+        )));
+    }
+    Ok(Some(bodies))
+}
+
 /// The DER structures in `data`: the blocks with one of `labels` if it is PEM, else `data`
 /// itself as one DER structure.
 fn blocks<T: for<'a> Decode<'a>>(
@@ -21,56 +48,23 @@ fn blocks<T: for<'a> Decode<'a>>(
     labels: &[&str],
     what: &str,
 ) -> Result<Vec<T>, Error> {
-    if data.len() > MAX_INPUT {
-        return Err(Error::Malformed(format!("{what}: input over 16 MiB")));
-    }
-    let text = std::str::from_utf8(data)
-        .ok()
-        .filter(|t| t.contains("-----BEGIN "));
-    let Some(text) = text else {
-        return T::from_der(data)
+    match pem_bodies(data, labels, what)? {
+        None => T::from_der(data)
             .map(|t| vec![t])
-            .map_err(|e| Error::Malformed(format!("{what} (DER): {e}")));
-    };
-    let found = shangmi::sm2::pem_blocks(text)
-        .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?;
-    let out = found
-        .iter()
-        .filter(|b| labels.contains(&b.label.as_str()))
-        .map(|b| T::from_der(&b.der).map_err(|e| Error::Malformed(format!("{what}: {e}"))))
-        .collect::<Result<Vec<T>, Error>>()?;
-    if out.is_empty() {
-        return Err(Error::Malformed(format!(
-            "no {what} in the PEM (looked for {})",
-            labels.join(", ")
-        )));
+            .map_err(|e| Error::Malformed(format!("{what} (DER): {e}"))),
+        Some(bodies) => bodies
+            .iter()
+            .map(|b| T::from_der(b).map_err(|e| Error::Malformed(format!("{what}: {e}"))))
+            .collect(),
     }
-    Ok(out)
 }
 
 /// The DER of the first block with one of `labels` if `data` is PEM, else `data` itself.
 pub(crate) fn der_of(data: &[u8], labels: &[&str], what: &str) -> Result<Vec<u8>, Error> {
-    if data.len() > MAX_INPUT {
-        return Err(Error::Malformed(format!("{what}: input over 16 MiB")));
-    }
-    let text = std::str::from_utf8(data)
-        .ok()
-        .filter(|t| t.contains("-----BEGIN "));
-    let Some(text) = text else {
-        return Ok(data.to_vec());
-    };
-    let found = shangmi::sm2::pem_blocks(text)
-        .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?;
-    found
-        .into_iter()
-        .find(|b| labels.contains(&b.label.as_str()))
-        .map(|b| b.der.to_vec())
-        .ok_or_else(|| {
-            Error::Malformed(format!(
-                "no {what} in the PEM (looked for {})",
-                labels.join(", ")
-            ))
-        })
+    Ok(match pem_bodies(data, labels, what)? {
+        None => data.to_vec(),
+        Some(mut bodies) => bodies.swap_remove(0),
+    })
 }
 
 /// Every certificate in `data` (PEM `CERTIFICATE` blocks, or one DER certificate).

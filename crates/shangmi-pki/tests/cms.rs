@@ -1,8 +1,7 @@
 //! CMS SignedData (GM/T 0010 and PKCS#7 OIDs): round trips with every option, tampering, the
 //! CFCA SignedData of the corpus, and gmsm's pkcs7 package both ways (through interop/gmsm).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
@@ -139,45 +138,11 @@ fn len_at(d: &[u8]) -> usize {
     .min(d.len().saturating_sub(2))
 }
 
-fn peer() -> Option<PathBuf> {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gmsmpeer-cms");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/gmsm");
-    match Command::new("go")
-        .arg("build")
-        .arg("-o")
-        .arg(&out)
-        .arg(".")
-        .current_dir(&src)
-        .output()
-    {
-        Ok(o) if o.status.success() => Some(out),
-        Ok(o) => panic!(
-            "building the gmsm peer: {}",
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
-            eprintln!("go is not available ({e}): the gmsm CMS test is skipped");
-            None
-        }
-        Err(e) => panic!("CI=true and go is not available: {e}"),
-    }
-}
-
-fn run(peer: &Path, dir: &Path, args: &[&str]) -> bool {
-    let o = Command::new(peer)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    if !o.status.success() {
-        eprintln!("gmsmpeer {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    }
-    o.status.success()
-}
-
 #[test]
 fn gmsm_and_shangmi_verify_each_others_signed_data() {
-    let Some(peer) = peer() else { return };
+    let Some(peer) = common::peer("gmsmpeer-cms") else {
+        return;
+    };
     let d = std::env::temp_dir().join(format!("shangmi-pki-cms-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -207,11 +172,11 @@ fn gmsm_and_shangmi_verify_each_others_signed_data() {
         )
         .unwrap();
         assert!(
-            run(&peer, &d, &["cms-verify", &format!("{tag}.p7"), "root.pem"]),
+            common::run(&peer, &d, &["cms-verify", &format!("{tag}.p7"), "root.pem"]),
             "{tag}"
         );
         assert!(
-            run(
+            common::run(
                 &peer,
                 &d,
                 &["cms-verify", &format!("{tag}-det.p7"), "root.pem", "msg"]
@@ -221,13 +186,13 @@ fn gmsm_and_shangmi_verify_each_others_signed_data() {
     }
     // The check can fail: another message against the detached signature.
     std::fs::write(d.join("other"), b"something else").unwrap();
-    assert!(!run(
+    assert!(!common::run(
         &peer,
         &d,
         &["cms-verify", "gm-det.p7", "root.pem", "other"]
     ));
     // Theirs, verified here.
-    assert!(run(&peer, &d, &["issue", "."]));
+    assert!(common::run(&peer, &d, &["issue", "."]));
     let their_root = certificates(&std::fs::read(d.join("root.pem")).unwrap())
         .unwrap()
         .remove(0);
@@ -235,7 +200,7 @@ fn gmsm_and_shangmi_verify_each_others_signed_data() {
     for extra in [vec![], vec!["gm"], vec!["detached"], vec!["gm", "detached"]] {
         let mut args = vec!["cms-sign", "leaf.pem", "leaf.key", "msg", "theirs.p7"];
         args.extend(extra.iter().copied());
-        assert!(run(&peer, &d, &args));
+        assert!(common::run(&peer, &d, &args));
         let p7 = std::fs::read(d.join("theirs.p7")).unwrap();
         let content = extra.contains(&"detached").then_some(msg.as_slice());
         let got = cms_verify(&p7, content, &v).unwrap_or_else(|e| panic!("{extra:?}: {e}"));
@@ -313,7 +278,9 @@ fn gmsm_envelope_from_the_corpus_opens() {
 
 #[test]
 fn gmsm_and_shangmi_open_each_others_envelopes() {
-    let Some(peer) = peer() else { return };
+    let Some(peer) = common::peer("gmsmpeer-cms") else {
+        return;
+    };
     let d = std::env::temp_dir().join(format!("shangmi-pki-env-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -321,7 +288,7 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
     std::fs::write(d.join("msg"), &msg).unwrap();
     // Theirs: gmsm issues a certificate and key; we encrypt to it, gmsm decrypts; gmsm
     // encrypts to it, we decrypt with the key gmsm wrote.
-    assert!(run(&peer, &d, &["issue", "."]));
+    assert!(common::run(&peer, &d, &["issue", "."]));
     let cert = certificates(&std::fs::read(d.join("leaf.pem")).unwrap())
         .unwrap()
         .remove(0);
@@ -332,7 +299,7 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
         std::fs::write(d.join(format!("ours-{tag}.p7")), ours).unwrap();
         let out = format!("out-{tag}");
         assert!(
-            run(
+            common::run(
                 &peer,
                 &d,
                 &[
@@ -350,7 +317,7 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
         if tag == "gm" {
             args.push("gm");
         }
-        assert!(run(&peer, &d, &args));
+        assert!(common::run(&peer, &d, &args));
         let theirs = std::fs::read(d.join("theirs.p7")).unwrap();
         assert_eq!(
             cms_decrypt(&theirs, &key, Some(&cert)).unwrap().as_slice(),

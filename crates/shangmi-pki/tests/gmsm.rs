@@ -3,8 +3,8 @@
 //! request verify and sign here. Go is needed; without it the test fails under CI=true and
 //! is skipped (saying so) elsewhere.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
 use std::time::SystemTime;
 
 use der::{EncodePem, pem::LineEnding};
@@ -13,50 +13,15 @@ use shangmi_pki::{
     Issue, Verifier, certificates, crl, request, requests, self_signed, sign_request,
 };
 
-/// The peer, built once per test binary, or None where Go is absent outside CI.
-fn peer() -> Option<PathBuf> {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gmsmpeer");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/gmsm");
-    match Command::new("go")
-        .arg("build")
-        .arg("-o")
-        .arg(&out)
-        .arg(".")
-        .current_dir(&src)
-        .output()
-    {
-        Ok(o) if o.status.success() => Some(out),
-        Ok(o) => panic!(
-            "building the gmsm peer: {}",
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
-            eprintln!("go is not available ({e}): the gmsm interop test is skipped");
-            None
-        }
-        Err(e) => panic!("CI=true and go is not available: {e}"),
-    }
-}
-
-fn run(peer: &Path, dir: &Path, args: &[&str]) -> bool {
-    let o = Command::new(peer)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    if !o.status.success() {
-        eprintln!("gmsmpeer {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    }
-    o.status.success()
-}
-
 fn pem<T: EncodePem>(t: &T) -> String {
     t.to_pem(LineEnding::LF).unwrap()
 }
 
 #[test]
 fn gmsm_and_shangmi_verify_each_others_certificates() {
-    let Some(peer) = peer() else { return };
+    let Some(peer) = common::peer("gmsmpeer") else {
+        return;
+    };
     let d = std::env::temp_dir().join(format!("shangmi-pki-gmsm-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -90,20 +55,24 @@ fn gmsm_and_shangmi_verify_each_others_certificates() {
         std::fs::write(d.join(name), text).unwrap();
     }
     let hex: String = serial.iter().map(|b| format!("{b:02x}")).collect();
-    assert!(run(
+    assert!(common::run(
         &peer,
         &d,
         &["verify", "root.pem", "leaf.pem", "mid.pem"]
     ));
-    assert!(run(&peer, &d, &["verify-csr", "leaf.csr"]));
-    assert!(run(&peer, &d, &["verify-crl", "mid.crl", "mid.pem", &hex]));
+    assert!(common::run(&peer, &d, &["verify-csr", "leaf.csr"]));
+    assert!(common::run(
+        &peer,
+        &d,
+        &["verify-crl", "mid.crl", "mid.pem", &hex]
+    ));
     // The test can fail: without the intermediate gmsm finds no chain.
-    assert!(!run(&peer, &d, &["verify", "root.pem", "leaf.pem"]));
+    assert!(!common::run(&peer, &d, &["verify", "root.pem", "leaf.pem"]));
 
     // Theirs: a root, a leaf and a request, verified and signed here.
     let theirs = d.join("gmsm");
     std::fs::create_dir_all(&theirs).unwrap();
-    assert!(run(&peer, &d, &["issue", "gmsm"]));
+    assert!(common::run(&peer, &d, &["issue", "gmsm"]));
     let read = |f: &str| std::fs::read(theirs.join(f)).unwrap();
     let their_root = certificates(&read("root.pem")).unwrap().remove(0);
     let their_leaf = certificates(&read("leaf.pem")).unwrap().remove(0);
@@ -113,6 +82,10 @@ fn gmsm_and_shangmi_verify_each_others_certificates() {
     let their_csr = requests(&read("leaf.csr")).unwrap().remove(0);
     let issued = sign_request(&their_csr, &root, &root_key, &Issue::leaf(5)).unwrap();
     std::fs::write(theirs.join("issued.pem"), pem(&issued)).unwrap();
-    assert!(run(&peer, &d, &["verify", "root.pem", "gmsm/issued.pem"]));
+    assert!(common::run(
+        &peer,
+        &d,
+        &["verify", "root.pem", "gmsm/issued.pem"]
+    ));
     std::fs::remove_dir_all(&d).unwrap();
 }

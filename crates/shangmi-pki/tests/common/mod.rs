@@ -1,0 +1,43 @@
+//! What the PKI test files share: the gmsm peer (`interop/gmsm`), built once per test binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The peer, or None where Go is absent outside CI (under CI=true its absence fails).
+pub fn peer(name: &str) -> Option<PathBuf> {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/gmsm");
+    match Command::new("go")
+        .arg("build")
+        .arg("-o")
+        .arg(&out)
+        .arg(".")
+        .current_dir(&src)
+        .output()
+    {
+        Ok(o) if o.status.success() => Some(out),
+        Ok(o) => panic!(
+            "building the gmsm peer: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("go is not available ({e}): the gmsm interop test is skipped");
+            None
+        }
+        Err(e) => panic!("CI=true and go is not available: {e}"),
+    }
+}
+
+/// Runs the peer in `dir`; whether it succeeded (its stderr shown when not).
+pub fn run(peer: &Path, dir: &Path, args: &[&str]) -> bool {
+    let o = Command::new(peer)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        eprintln!("gmsmpeer {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    o.status.success()
+}
