@@ -23,6 +23,11 @@ mkdir -p "$out"
 "$cc" -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer -I crates/shangmi-capi/include crates/shangmi-capi/c/test_hostile.c \
   "$out/prefix/lib/libshangmi_c.a" -lpthread -ldl -lm -o "$out/test_hostile"
+# Certificates and CMS: chains of real certificates, SignedData and EnvelopedData, hostile calls.
+"$cc" -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+  -fno-omit-frame-pointer -I crates/shangmi-capi/include crates/shangmi-capi/c/test_pki.c \
+  "$out/prefix/lib/libshangmi_c.a" -lpthread -ldl -lm -o "$out/test_pki"
+"$out/test_pki"
 "$out/test_hostile"
 export PKG_CONFIG_PATH=$out/prefix/lib/pkgconfig
 # shellcheck disable=SC2046 # pkg-config's output is meant to split into arguments

@@ -18,8 +18,13 @@ b'secret'
 >>> sk.public_key().verify(sig, b"message") is None
 True
 
+Certificates and CMS (GM/T 0010): ``verify_certificate`` checks a chain to trusted anchors
+(SM2 ID, validity, constraints, revocation); ``cms_sign``/``cms_verify`` make and check
+SignedData, ``cms_encrypt``/``cms_decrypt`` EnvelopedData, all on PEM or DER bytes.
+
 Errors: ``InvalidTag`` (AEAD tag or MAC mismatch), ``InvalidSignature`` (SM2 signature that
-does not verify), ``DecryptionError`` (SM2 decryption failure, a ``ValueError``), and
+does not verify), ``ChainError`` (a certificate chain rule, an ``InvalidSignature``),
+``DecryptionError`` (SM2 or CMS decryption failure, a ``ValueError``), and
 ``ValueError``/``TypeError`` for malformed input. Nothing partial is returned when a check
 fails.
 
@@ -44,11 +49,16 @@ from ._native import (
     SM4CMAC,
     SM4GCM,
     SM4XTS,
+    ChainError,
     DecryptionError,
     InvalidSignature,
     InvalidTag,
     backends,
     cmac_sm4,
+    cms_decrypt,
+    cms_encrypt,
+    cms_sign,
+    cms_verify,
     convert_ciphertext,
     hmac_sm3,
     pbkdf2_hmac_sm3,
@@ -57,6 +67,7 @@ from ._native import (
     sm3_digest,
     sm3_many,
     verify_batch,
+    verify_certificate,
 )
 
 try:
@@ -92,4 +103,10 @@ __all__ = [
     "sm3_digest",
     "sm3_many",
     "verify_batch",
+    "ChainError",
+    "cms_decrypt",
+    "cms_encrypt",
+    "cms_sign",
+    "cms_verify",
+    "verify_certificate",
 ]

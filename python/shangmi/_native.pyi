@@ -1,6 +1,6 @@
 """Type stubs of the compiled extension (re-exported by `shangmi`)."""
 
-from typing import Iterable, Literal, Optional, Tuple, Union, final
+from typing import Iterable, Literal, Optional, Sequence, Tuple, Union, final
 
 _Buffer = Union[bytes, bytearray, memoryview]
 _CipherFormat = Literal["c1c3c2", "c1c2c3", "asn1", "der"]
@@ -36,6 +36,12 @@ __all__ = [
     "convert_ciphertext",
     "DEFAULT_ID",
     "_core_bench",
+    "ChainError",
+    "verify_certificate",
+    "cms_sign",
+    "cms_verify",
+    "cms_encrypt",
+    "cms_decrypt",
 ]
 
 DEFAULT_ID: bytes
@@ -212,4 +218,23 @@ def verify_batch(
     threads: int = 1,
 ) -> list[bool]: ...
 def convert_ciphertext(ciphertext: _Buffer, from_format: _CipherFormat, to_format: _CipherFormat) -> bytes: ...
+class ChainError(InvalidSignature): ...
+def verify_certificate(
+    certificate: _Buffer,
+    anchors: Sequence[_Buffer],
+    untrusted: Sequence[_Buffer] = ...,
+    crls: Sequence[_Buffer] = ...,
+    sm2_id: Optional[_Buffer] = None,
+    at: Optional[int] = None,
+) -> int: ...
+def cms_sign(
+    data: _Buffer,
+    signers: Sequence[Tuple[_Buffer, SM2PrivateKey]],
+    extra_certificates: Sequence[_Buffer] = ...,
+    detached: bool = False,
+    gm: bool = False,
+) -> bytes: ...
+def cms_verify(message: _Buffer, anchors: Sequence[_Buffer], content: Optional[_Buffer] = None, at: Optional[int] = None) -> bytes: ...
+def cms_encrypt(data: _Buffer, recipients: Sequence[_Buffer], gm: bool = False) -> bytes: ...
+def cms_decrypt(message: _Buffer, key: SM2PrivateKey, certificate: Optional[_Buffer] = None) -> bytes: ...
 def _core_bench(op: str, iterations: int) -> float: ...

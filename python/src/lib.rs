@@ -14,6 +14,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyInt, PyString};
 mod bench;
 mod cipher;
 mod hash;
+mod pki;
 mod sm2;
 
 pyo3::create_exception!(
@@ -103,6 +104,17 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Data<'a> {
 
     fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         Data::read(obj)
+    }
+}
+
+/// A bytes-like item of a list argument, copied (list items cannot be borrowed).
+pub(crate) struct Owned(pub(crate) Vec<u8>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Owned {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Owned(Data::read(obj)?.to_vec()))
     }
 }
 
@@ -212,6 +224,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hash::register(m)?;
     cipher::register(m)?;
     sm2::register(m)?;
+    pki::register(m)?;
     bench::register(m)?;
     Ok(())
 }

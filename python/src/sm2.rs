@@ -83,7 +83,7 @@ fn verify_err(e: sm2::Error) -> PyErr {
 /// An SM2 private key. Its scalar lives in Rust memory that is wiped when the key is freed.
 #[pyclass(name = "SM2PrivateKey", module = "shangmi", frozen)]
 pub(crate) struct PrivateKey {
-    inner: SigningKey,
+    pub(crate) inner: SigningKey,
 }
 
 #[pymethods]

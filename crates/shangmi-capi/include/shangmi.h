@@ -107,6 +107,90 @@ const char *shangmi_version(void);
 // A static NUL-terminated description of a status.
 const char *shangmi_status_str(int status);
 
+// Verifies `cert` up to one of `anchors` through `untrusted`, against `crls`, every
+// signature with the SM2 ID `id` (NULL for 1234567812345678), validity at Unix time `at`
+// (0 for now). `SHANGMI_STATUS_ERR_AUTHENTICATION` when any rule fails.
+//
+// # Safety
+// Each pointer NULL (with its length 0; `cert` and `anchors` are required) or its length in
+// readable bytes.
+enum shangmi_status shangmi_x509_verify(const uint8_t *cert,
+                                        size_t cert_len,
+                                        const uint8_t *anchors,
+                                        size_t anchors_len,
+                                        const uint8_t *untrusted,
+                                        size_t untrusted_len,
+                                        const uint8_t *crls,
+                                        size_t crls_len,
+                                        const uint8_t *id,
+                                        size_t id_len,
+                                        uint64_t at);
+
+// SignedData (DER) over `data`, signed by `key` with its certificate `cert`; `detached`
+// non-zero leaves the content out, `gm` non-zero writes GM/T 0010's OIDs. `*out_len` is an
+// upper bound (the signature's DER length varies by a byte or two) until the call succeeds.
+//
+// # Safety
+// `data`, `cert` their lengths in readable bytes; `key` a live key; `out`/`out_len` as in
+// shangmi.h.
+enum shangmi_status shangmi_cms_sign(const uint8_t *data,
+                                     size_t len,
+                                     const uint8_t *cert,
+                                     size_t cert_len,
+                                     const struct shangmi_sm2_private_key *key,
+                                     int detached,
+                                     int gm,
+                                     uint8_t *out,
+                                     size_t out_cap,
+                                     size_t *out_len);
+
+// Verifies SignedData with its signers' chains to `anchors` (validity at Unix time `at`, 0 for
+// now) and writes the content (the attached one, or `content` when given for a detached
+// signature) to `out`; `*out_len` is its exact length.
+//
+// # Safety
+// Pointers NULL (with length 0; `content` optional) or their lengths in readable bytes;
+// `out`/`out_len` as in shangmi.h.
+enum shangmi_status shangmi_cms_verify(const uint8_t *msg,
+                                       size_t msg_len,
+                                       const uint8_t *anchors,
+                                       size_t anchors_len,
+                                       const uint8_t *content,
+                                       size_t content_len,
+                                       uint64_t at,
+                                       uint8_t *out,
+                                       size_t out_cap,
+                                       size_t *out_len);
+
+// EnvelopedData (DER) of `data` for every certificate in `recipients`; `gm` non-zero writes
+// GM/T 0010's OIDs. `*out_len` is an upper bound until the call succeeds.
+//
+// # Safety
+// As `shangmi_cms_sign`.
+enum shangmi_status shangmi_cms_encrypt(const uint8_t *data,
+                                        size_t len,
+                                        const uint8_t *recipients,
+                                        size_t recipients_len,
+                                        int gm,
+                                        uint8_t *out,
+                                        size_t out_cap,
+                                        size_t *out_len);
+
+// Decrypts EnvelopedData with `key` (the recipient `cert` names, or each one tried when
+// `cert` is NULL) into `out`; `*out_len` is the content's exact length.
+// `SHANGMI_STATUS_ERR_AUTHENTICATION`, with nothing written, when it does not open.
+//
+// # Safety
+// As `shangmi_cms_verify`; `key` a live key.
+enum shangmi_status shangmi_cms_decrypt(const uint8_t *msg,
+                                        size_t msg_len,
+                                        const struct shangmi_sm2_private_key *key,
+                                        const uint8_t *cert,
+                                        size_t cert_len,
+                                        uint8_t *out,
+                                        size_t out_cap,
+                                        size_t *out_len);
+
 // A fresh private key from the operating system's generator.
 //
 // # Safety

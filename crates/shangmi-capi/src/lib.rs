@@ -19,6 +19,7 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 
+pub mod pki;
 pub mod sm2;
 pub mod sm3;
 pub mod sm4;

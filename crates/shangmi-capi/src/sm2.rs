@@ -32,7 +32,7 @@ pub const SHANGMI_SM2_RESPONDER: c_int = 1;
 
 /// An SM2 private key (its public key included); wiped when freed.
 pub struct shangmi_sm2_private_key {
-    inner: SigningKey,
+    pub(crate) inner: SigningKey,
 }
 
 /// An SM2 public key.

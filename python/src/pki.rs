@@ -1,0 +1,178 @@
+//! Certificates and CMS: chain verification, SignedData and EnvelopedData, over shangmi-pki.
+//! Certificates, CRLs and messages are PEM or DER bytes; failures of a check raise
+//! `ChainError` (a chain rule, naming the certificate), `InvalidSignature` (a message's
+//! signature) or `DecryptionError`, malformed input `ValueError`.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use shangmi_pki::{Certificate, CmsSigner, Error, Flavor, Verifier};
+
+use crate::sm2::PrivateKey;
+use crate::{Data, DecryptionError, InvalidSignature, Owned};
+
+pyo3::create_exception!(
+    shangmi,
+    ChainError,
+    InvalidSignature,
+    "A certificate chain does not verify: the message names the certificate and the rule \
+     (signature, validity, basic constraints, path length, key usage, issuer, revocation)."
+);
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ChainError", m.py().get_type::<ChainError>())?;
+    m.add_function(wrap_pyfunction!(verify_certificate, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_sign, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_verify, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_encrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_decrypt, m)?)?;
+    Ok(())
+}
+
+fn py_err(e: Error) -> PyErr {
+    match e {
+        Error::Chain { .. } => ChainError::new_err(e.to_string()),
+        Error::BadSignature(_) => InvalidSignature::new_err(e.to_string()),
+        Error::Decryption(_) => DecryptionError::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Every certificate in each of `files` (PEM with several, or DER).
+fn certs(files: Vec<Owned>) -> PyResult<Vec<Certificate>> {
+    let mut out = Vec::new();
+    for f in files {
+        out.extend(shangmi_pki::certificates(&f.0).map_err(py_err)?);
+    }
+    Ok(out)
+}
+
+fn flavor(gm: bool) -> Flavor {
+    if gm { Flavor::Gm } else { Flavor::Pkcs7 }
+}
+
+/// Verifies `certificate` up to one of `anchors` through `untrusted`, every signature with
+/// the SM2 ID `sm2_id`, at the Unix time `at` (default now), against `crls`. Returns the
+/// length of the chain; raises `ChainError` naming the certificate and rule that failed.
+#[pyfunction]
+#[pyo3(signature = (certificate, anchors, untrusted=vec![], crls=vec![], sm2_id=None, at=None))]
+fn verify_certificate(
+    py: Python<'_>,
+    certificate: Data<'_>,
+    anchors: Vec<Owned>,
+    untrusted: Vec<Owned>,
+    crls: Vec<Owned>,
+    sm2_id: Option<Data<'_>>,
+    at: Option<u64>,
+) -> PyResult<usize> {
+    let leaf = shangmi_pki::certificates(&certificate)
+        .map_err(py_err)?
+        .remove(0);
+    let mut v = Verifier::new(certs(anchors)?);
+    if let Some(id) = sm2_id {
+        v = v.with_id(&id);
+    }
+    if let Some(t) = at {
+        v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
+    }
+    let mut lists = Vec::new();
+    for l in crls {
+        lists.extend(shangmi_pki::crls(&l.0).map_err(py_err)?);
+    }
+    let v = v.with_crls(lists);
+    let others = certs(untrusted)?;
+    let path = py.detach(|| v.verify(&leaf, &others)).map_err(py_err)?;
+    Ok(path.len())
+}
+
+/// SignedData (DER) over `data` by each `(certificate, SM2PrivateKey)` in `signers`, with
+/// `extra_certificates` included; `detached` leaves the content out, `gm` writes GM/T 0010's
+/// content-type OIDs instead of PKCS#7's.
+#[pyfunction]
+#[pyo3(signature = (data, signers, extra_certificates=vec![], detached=false, gm=false))]
+fn cms_sign<'py>(
+    py: Python<'py>,
+    data: Data<'_>,
+    signers: Vec<(Owned, Py<PrivateKey>)>,
+    extra_certificates: Vec<Owned>,
+    detached: bool,
+    gm: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut pairs = Vec::new();
+    for (c, k) in &signers {
+        let cert = shangmi_pki::certificates(&c.0).map_err(py_err)?.remove(0);
+        pairs.push((cert, k.get().inner.clone()));
+    }
+    let extra = certs(extra_certificates)?;
+    let out = py
+        .detach(|| {
+            let s: Vec<CmsSigner<'_>> = pairs
+                .iter()
+                .map(|(cert, key)| CmsSigner { cert, key })
+                .collect();
+            shangmi_pki::cms_sign(&data, &s, &extra, detached, flavor(gm))
+        })
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Verifies SignedData (PEM or DER) with every signer's chain to `anchors`; returns the
+/// content (attached, or `content` for a detached signature). Raises `InvalidSignature` or
+/// `ChainError`, and returns nothing, when any check fails. `at` (Unix time) checks the
+/// chain's validity then instead of now.
+#[pyfunction]
+#[pyo3(signature = (message, anchors, content=None, at=None))]
+fn cms_verify<'py>(
+    py: Python<'py>,
+    message: Data<'_>,
+    anchors: Vec<Owned>,
+    content: Option<Data<'_>>,
+    at: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut v = Verifier::new(certs(anchors)?);
+    if let Some(t) = at {
+        v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
+    }
+    let got = py
+        .detach(|| shangmi_pki::cms_verify(&message, content.as_deref(), &v))
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &got.content))
+}
+
+/// EnvelopedData (DER) of `data` for each certificate in `recipients` (SM4-CBC content, its
+/// key SM2-encrypted to each), with GM/T 0010's OIDs when `gm`.
+#[pyfunction]
+#[pyo3(signature = (data, recipients, gm=false))]
+fn cms_encrypt<'py>(
+    py: Python<'py>,
+    data: Data<'_>,
+    recipients: Vec<Owned>,
+    gm: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let to = certs(recipients)?;
+    let out = py
+        .detach(|| shangmi_pki::cms_encrypt(&data, &to, flavor(gm)))
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Decrypts EnvelopedData with `key` (the recipient `certificate` names, or each recipient
+/// tried); raises `DecryptionError` and returns nothing when it does not open.
+#[pyfunction]
+#[pyo3(signature = (message, key, certificate=None))]
+fn cms_decrypt<'py>(
+    py: Python<'py>,
+    message: Data<'_>,
+    key: PyRef<'_, PrivateKey>,
+    certificate: Option<Data<'_>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let cert = certificate
+        .map(|c| shangmi_pki::certificates(&c).map(|mut v| v.remove(0)))
+        .transpose()
+        .map_err(py_err)?;
+    let k = key.inner.clone();
+    let out = py
+        .detach(|| shangmi_pki::cms_decrypt(&message, &k, cert.as_ref()))
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}

@@ -1,0 +1,80 @@
+"""Certificates and CMS from Python, on real certificates of the corpus
+(crates/shangmi-pki/tests/vectors/x509): chains verify or fail by the rule named, SignedData
+and EnvelopedData round trip, and a failed check raises before anything is returned."""
+
+import pathlib
+
+import pytest
+
+import shangmi
+
+X509 = pathlib.Path(__file__).resolve().parents[2] / "crates" / "shangmi-pki" / "tests" / "vectors" / "x509"
+# Inside the validity of the www.gmcert.org certificates (2023-02-22 .. 2024-02-22).
+GMCERT_TIME = 1677154833
+
+
+def read(name):
+    return (X509 / name).read_bytes()
+
+
+def test_chains_verify_and_fail_by_rule():
+    root, sub = read("tongsuo-tlcp-root.pem"), read("tongsuo-tlcp-subca.pem")
+    assert shangmi.verify_certificate(read("tongsuo-tlcp-server-sign.pem"), [root], untrusted=[sub]) == 3
+    with pytest.raises(shangmi.ChainError, match="validity"):
+        shangmi.verify_certificate(read("tongsuo-tlcp-server-sign-expired.pem"), [root], untrusted=[sub])
+    with pytest.raises(shangmi.ChainError, match="issuer"):
+        shangmi.verify_certificate(read("tongsuo-tlcp-server-sign.pem"), [root])
+    with pytest.raises(shangmi.ChainError, match="signature"):
+        shangmi.verify_certificate(read("tjfoc-localhost-sign.pem"), [read("gotlcp-test-ca.pem")], at=1700000000)
+    # OpenSSL 3's self-signed root, signed with the empty ID: as its own anchor it is trusted;
+    # a GM/T 0009 ID or an empty one changes nothing for an anchor.
+    assert shangmi.verify_certificate(read("gmsm-openssl3-rootca.pem"), [read("gmsm-openssl3-rootca.pem")], sm2_id=b"") == 1
+    with pytest.raises(ValueError):
+        shangmi.verify_certificate(b"not a certificate", [root])
+    # A CRL revoking the intermediate.
+    with pytest.raises(shangmi.ChainError, match="revocation"):
+        shangmi.verify_certificate(
+            read("kona-ee-sm2sm2.pem"),
+            [read("kona-ca-sm2sm2.pem")],
+            untrusted=[read("kona-intca-sm2sm2.pem")],
+            crls=[read("kona-ca-revokes-intca.crl.pem")],
+            at=1650000000,
+        )
+
+
+def test_signed_data_round_trips_and_refuses_tampering():
+    cert = read("gmcert-sign.pem")
+    key = shangmi.SM2PrivateKey.from_pem(read("gmcert-sign-key.p8.pem"))
+    ca = read("gotlcp-test-ca.pem")
+    msg = b"contract " * 100
+    for gm in (False, True):
+        for detached in (False, True):
+            p7 = shangmi.cms_sign(msg, [(cert, key)], detached=detached, gm=gm)
+            content = msg if detached else None
+            assert shangmi.cms_verify(p7, [ca], content=content, at=GMCERT_TIME) == msg
+            if detached:
+                with pytest.raises(shangmi.InvalidSignature):
+                    shangmi.cms_verify(p7, [ca], content=msg + b"!", at=GMCERT_TIME)
+    # Today the signer's certificate has expired: the chain check says so.
+    p7 = shangmi.cms_sign(msg, [(cert, key)])
+    with pytest.raises(shangmi.ChainError, match="validity"):
+        shangmi.cms_verify(p7, [ca])
+    # The CFCA SADK SignedData of the corpus (no signed attributes), its signer trusted itself.
+    cfca = read("gmsm-cfca-signeddata-attached.der")
+    with pytest.raises(shangmi.ChainError):
+        shangmi.cms_verify(cfca, [ca])
+
+
+def test_enveloped_data_opens_only_for_its_recipient():
+    cert = read("gmcert-sign.pem")
+    key = shangmi.SM2PrivateKey.from_pem(read("gmcert-sign-key.p8.pem"))
+    other = shangmi.SM2PrivateKey.generate()
+    for gm in (False, True):
+        p7 = shangmi.cms_encrypt(b"secret " * 30, [cert], gm=gm)
+        assert shangmi.cms_decrypt(p7, key, certificate=cert) == b"secret " * 30
+        assert shangmi.cms_decrypt(p7, key) == b"secret " * 30
+        with pytest.raises(shangmi.DecryptionError):
+            shangmi.cms_decrypt(p7, other)
+    # gmsm's envelope from the corpus, with the recipient key its README gives.
+    d = bytes.fromhex("f043481ce3ba1332cc266ae795f2a41f100e52e47ee560de15d9e014acab35c9")
+    assert shangmi.cms_decrypt(read("gmsm-envelopeddata-1.p7.pem"), shangmi.SM2PrivateKey.from_bytes(d)) == b"Hello World!"
