@@ -3,10 +3,15 @@
 
 use core::fmt::Write;
 
-use der::Encode;
+use der::{Decode, Encode};
 use x509_cert::Certificate;
 use x509_cert::crl::CertificateList;
 use x509_cert::ext::Extension;
+use x509_cert::ext::pkix::name::GeneralName;
+use x509_cert::ext::pkix::{
+    AuthorityKeyIdentifier, BasicConstraints, ExtendedKeyUsage, KeyUsage, KeyUsages,
+    SubjectAltName, SubjectKeyIdentifier,
+};
 use x509_cert::request::CertReq;
 use x509_cert::spki::SubjectPublicKeyInfoOwned;
 
@@ -42,11 +47,101 @@ fn extension_name(e: &Extension) -> String {
     name.to_string()
 }
 
+/// A general name as OpenSSL prints it (`DNS:name`, `IP Address:1.2.3.4`, `email:x`).
+fn general_name(g: &GeneralName) -> String {
+    match g {
+        GeneralName::DnsName(n) => format!("DNS:{}", n.as_str()),
+        GeneralName::Rfc822Name(n) => format!("email:{}", n.as_str()),
+        GeneralName::UniformResourceIdentifier(n) => format!("URI:{}", n.as_str()),
+        GeneralName::DirectoryName(n) => format!("DirName:{n}"),
+        GeneralName::IpAddress(ip) => match ip.as_bytes() {
+            [a, b, c, d] => format!("IP Address:{a}.{b}.{c}.{d}"),
+            v6 if v6.len() == 16 => {
+                let mut o = [0u8; 16];
+                o.copy_from_slice(v6);
+                format!("IP Address:{}", std::net::Ipv6Addr::from(o))
+            }
+            other => format!("IP Address:{}", hex_colon(other)),
+        },
+        _ => "othername:<unsupported>".to_string(),
+    }
+}
+
+/// The value of the extensions people read, decoded; `None` for the others (shown in hex).
+fn decoded(e: &Extension) -> Option<String> {
+    let v = e.extn_value.as_bytes();
+    Some(match e.extn_id.to_string().as_str() {
+        "2.5.29.19" => {
+            let bc = BasicConstraints::from_der(v).ok()?;
+            let mut t = format!("CA:{}", if bc.ca { "TRUE" } else { "FALSE" });
+            if let Some(n) = bc.path_len_constraint {
+                t.push_str(&format!(", pathlen:{n}"));
+            }
+            t
+        }
+        "2.5.29.15" => {
+            let ku = KeyUsage::from_der(v).ok()?;
+            let names = [
+                (KeyUsages::DigitalSignature, "Digital Signature"),
+                (KeyUsages::NonRepudiation, "Non Repudiation"),
+                (KeyUsages::KeyEncipherment, "Key Encipherment"),
+                (KeyUsages::DataEncipherment, "Data Encipherment"),
+                (KeyUsages::KeyAgreement, "Key Agreement"),
+                (KeyUsages::KeyCertSign, "Certificate Sign"),
+                (KeyUsages::CRLSign, "CRL Sign"),
+                (KeyUsages::EncipherOnly, "Encipher Only"),
+                (KeyUsages::DecipherOnly, "Decipher Only"),
+            ];
+            names
+                .iter()
+                .filter(|(f, _)| ku.0.contains(*f))
+                .map(|(_, n)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        "2.5.29.37" => {
+            let eku = ExtendedKeyUsage::from_der(v).ok()?;
+            eku.0
+                .iter()
+                .map(|o| match o.to_string().as_str() {
+                    "1.3.6.1.5.5.7.3.1" => "TLS Web Server Authentication".to_string(),
+                    "1.3.6.1.5.5.7.3.2" => "TLS Web Client Authentication".to_string(),
+                    "1.3.6.1.5.5.7.3.3" => "Code Signing".to_string(),
+                    "1.3.6.1.5.5.7.3.4" => "E-mail Protection".to_string(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        "2.5.29.17" => {
+            let san = SubjectAltName::from_der(v).ok()?;
+            san.0
+                .iter()
+                .map(general_name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        "2.5.29.14" => {
+            hex_colon(SubjectKeyIdentifier::from_der(v).ok()?.0.as_bytes()).to_uppercase()
+        }
+        "2.5.29.35" => {
+            let aki = AuthorityKeyIdentifier::from_der(v).ok()?;
+            hex_colon(aki.key_identifier?.as_bytes()).to_uppercase()
+        }
+        _ => return None,
+    })
+}
+
 fn extensions(out: &mut String, exts: &[Extension]) {
     for e in exts {
         let crit = if e.critical { ": critical" } else { ":" };
         let _ = writeln!(out, "            {}{crit}", extension_name(e));
-        wrapped(out, "                ", e.extn_value.as_bytes());
+        match decoded(e) {
+            Some(text) => {
+                let _ = writeln!(out, "                {text}");
+            }
+            None => wrapped(out, "                ", e.extn_value.as_bytes()),
+        }
     }
 }
 
@@ -54,11 +149,12 @@ fn public_key(out: &mut String, spki: &SubjectPublicKeyInfoOwned) {
     let _ = writeln!(out, "        Subject Public Key Info:");
     match crate::alg::public_key(spki) {
         Ok(k) => {
-            let _ = writeln!(
-                out,
-                "            Public Key Algorithm: SM2 ({})",
-                spki.algorithm.oid
-            );
+            let name = match spki.algorithm.oid.to_string().as_str() {
+                "1.2.840.10045.2.1" => "id-ecPublicKey".to_string(),
+                "1.2.156.10197.1.301" => "SM2".to_string(),
+                other => other.to_string(),
+            };
+            let _ = writeln!(out, "            Public Key Algorithm: {name}");
             let _ = writeln!(out, "                Public-Key: (256 bit)");
             let _ = writeln!(out, "                pub:");
             wrapped(out, "                    ", &k.to_uncompressed());

@@ -57,6 +57,22 @@ fn a_three_certificate_chain_verifies_and_round_trips() {
     );
     assert_eq!(certificates(pem.as_bytes()).unwrap().len(), 2);
     assert!(certificates(b"not a certificate").is_err());
+    // Shown as openssl x509 -text lays it out, the extensions people read decoded.
+    let text = shangmi_pki::describe_certificate(&p.leaf);
+    for want in [
+        "DNS:leaf.example",
+        "CA:FALSE",
+        "Digital Signature, Non Repudiation",
+        "id-ecPublicKey",
+        "SM2-with-SM3",
+    ] {
+        assert!(text.contains(want), "{want} in {text}");
+    }
+    let text = shangmi_pki::describe_certificate(&p.mid);
+    assert!(
+        text.contains("CA:TRUE") && text.contains("Certificate Sign, CRL Sign"),
+        "{text}"
+    );
 }
 
 #[test]
