@@ -29,6 +29,7 @@ pub fn pki_parsers(data: &[u8]) {
     // EnvelopedData: a key that no sender used opens nothing (SM2's C3 check fails first).
     let key = shangmi::sm2::SigningKey::from_bytes(&[7; 32]).expect("a valid scalar");
     assert!(shangmi_pki::cms_decrypt(data, &key, None).is_err());
+    assert!(shangmi_pki::open_enveloped_key(data, &key).is_err());
     // SignedData: never verified without anchors, whatever the bytes.
     assert!(shangmi_pki::cms_verify(data, None, &shangmi_pki::Verifier::new(vec![])).is_err());
     if let Ok(lists) = shangmi_pki::crls(data) {

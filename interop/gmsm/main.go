@@ -10,11 +10,15 @@
 //	gmsmpeer cms-sign CERT KEY DATA OUT [gm] [detached]        writes SignedData (DER)
 //	gmsmpeer cms-encrypt CERT DATA OUT [gm]                    writes EnvelopedData (DER)
 //	gmsmpeer cms-decrypt P7 CERT KEY OUT                       writes the decrypted content
+//	gmsmpeer envkey-seal RECIPIENT-CERT ENV KEY                 a fresh key pair enveloped (GB/T 35276) to the
+//	                                                           recipient, and the pair itself (PKCS#8 PEM)
+//	gmsmpeer envkey-open ENV RECIPIENT-KEY KEY                  the enveloped pair, opened (PKCS#8 PEM)
 //	gmsmpeer bench-verify ROOT LEAF [INTERMEDIATE...]          chain verifications per second
 //	gmsmpeer bench-cms CERT KEY ROOT                            SignedData of 1 KiB: signs and verifies per second
 package main
 
 import (
+	"crypto/ecdsa"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/pem"
@@ -337,6 +341,55 @@ func benchCMS(args []string) {
 	fmt.Printf("gmsm pkcs7: sign %.0f/s, verify (with chain) %.0f/s (medians of 7)\n", median(500, func() { sign() }), median(500, verify))
 }
 
+func writeKey(path string, key any) {
+	der, err := smx509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		fail("%v", err)
+	}
+}
+
+func envkeySeal(args []string) {
+	pub, ok := cert(args[0]).PublicKey.(*ecdsa.PublicKey)
+	if !ok {
+		fail("%s: not an SM2 key", args[0])
+	}
+	pair, err := sm2.GenerateKey(rand.Reader)
+	if err != nil {
+		fail("%v", err)
+	}
+	env, err := sm2.MarshalEnvelopedPrivateKey(rand.Reader, pub, pair)
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := os.WriteFile(args[1], env, 0o600); err != nil {
+		fail("%v", err)
+	}
+	writeKey(args[2], pair)
+}
+
+func envkeyOpen(args []string) {
+	key, err := smx509.ParsePKCS8PrivateKey(block(args[1]))
+	if err != nil {
+		fail("%s: %v", args[1], err)
+	}
+	priv, ok := key.(*sm2.PrivateKey)
+	if !ok {
+		fail("%s: not an SM2 key", args[1])
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		fail("%v", err)
+	}
+	pair, err := sm2.ParseEnvelopedPrivateKey(priv, data)
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	writeKey(args[2], pair)
+}
+
 func main() {
 	if len(os.Args) < 3 {
 		fail("usage: verify|verify-csr|verify-crl|issue ...")
@@ -353,6 +406,16 @@ func main() {
 		verifyCRL(args)
 	case "issue":
 		issue(args[0])
+	case "envkey-seal":
+		if len(args) != 3 {
+			fail("envkey-seal RECIPIENT-CERT ENV KEY")
+		}
+		envkeySeal(args)
+	case "envkey-open":
+		if len(args) != 3 {
+			fail("envkey-open ENV RECIPIENT-KEY KEY")
+		}
+		envkeyOpen(args)
 	case "bench-verify":
 		benchVerify(args)
 	case "bench-cms":

@@ -23,6 +23,8 @@ Examples:
   shangmi cms verify --ca ca.pem --content contract.pdf -i contract.p7
   shangmi cms encrypt --recipient bob.pem --gm -i secret.txt -o secret.p7
   shangmi cms decrypt --key bob.key --cert bob.pem -i secret.p7 -o secret.txt
+  shangmi cms wrap-key --recipient bob.pem --key enc.key -o enc.env
+  shangmi cms unwrap-key --key bob.key -i enc.env -o enc.key
 
 SignedData carries SM3 digests and SM2 signatures made with the ID 1234567812345678; --gm writes
 GM/T 0010's content-type OIDs (1.2.156.10197.6.1.4.2.x) instead of PKCS#7's, and both are read.
@@ -101,6 +103,37 @@ enum Cmd {
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
+    /// Envelope an SM2 key pair to a recipient (GB/T 35276 SM2EnvelopedKey, DER).
+    WrapKey {
+        /// The recipient's certificate.
+        #[arg(long, value_name = "CERT")]
+        recipient: PathBuf,
+        /// The key pair to envelope.
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// Reads the key's password from this file when it is encrypted.
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+        /// The file to write (default stdout); it appears only when complete.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Open an SM2 key envelope (GB/T 35276 SM2EnvelopedKey) with the recipient's key; the
+    /// key pair inside is written as PKCS#8 PEM.
+    UnwrapKey {
+        /// The recipient's private key.
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// Reads the recipient key's password from this file when it is encrypted.
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
+        /// The envelope (DER or PEM; default stdin).
+        #[arg(short, long, value_name = "IN")]
+        input: Option<PathBuf>,
+        /// Where the key goes (default stdout); written only when the envelope opens.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
     /// Verify SignedData and its signers' chains; write the content.
     Verify {
         /// Trusted CA certificates (repeat for several files).
@@ -142,6 +175,39 @@ fn emit(bytes: &[u8], pem: bool, output: Option<&std::path::Path>) -> Result<()>
 
 pub fn run(args: Args) -> Result<Outcome> {
     match args.cmd {
+        Cmd::WrapKey {
+            recipient,
+            key,
+            password_file,
+            output,
+        } => {
+            let cert = certs_of(&recipient)?.remove(0);
+            let to = shangmi_pki::public_key(cert.tbs_certificate().subject_public_key_info())
+                .map_err(|e| error(recipient.display(), e))?;
+            let pair = keyio::private_key(&key, password_file.as_deref())?;
+            let env = shangmi_pki::envelope_key(&pair, &to).map_err(|e| error("wrap-key", e))?;
+            emit(&env, false, output.as_deref())?;
+        }
+        Cmd::UnwrapKey {
+            key,
+            password_file,
+            input,
+            output,
+        } => {
+            let k = keyio::private_key(&key, password_file.as_deref())?;
+            let envelope = read_input(input.as_deref())?;
+            let name = input
+                .as_deref()
+                .map_or("stdin".to_string(), |p| p.display().to_string());
+            let pair = shangmi_pki::open_enveloped_key(&envelope, &k).map_err(|e| match e {
+                shangmi_pki::Error::Decryption(_) => rejected(&name, e),
+                e => error(&name, e),
+            })?;
+            let pem = pair.to_pkcs8_pem().map_err(|e| error("unwrap-key", e))?;
+            let mut out = Output::create(output.as_deref())?;
+            out.put(pem.as_bytes())?;
+            out.commit()?;
+        }
         Cmd::Encrypt {
             recipient,
             gm,

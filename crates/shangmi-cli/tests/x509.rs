@@ -335,6 +335,65 @@ fn x509_both_ways_with_openssl() {
         assert!(!d.join("never").exists());
     }
 
+    // A key pair enveloped to the server (GB/T 35276), opened with its key, refused with another.
+    ok(d, &["sm2", "keygen", "-o", "enc.key"]);
+    ok(
+        d,
+        &[
+            "cms",
+            "wrap-key",
+            "--recipient",
+            "s.pem",
+            "--key",
+            "enc.key",
+            "-o",
+            "enc.env",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "cms",
+            "unwrap-key",
+            "--key",
+            "s.key",
+            "-i",
+            "enc.env",
+            "-o",
+            "enc2.key",
+        ],
+    );
+    let o = run(
+        d,
+        &[
+            "sm2", "sign", "--key", "enc2.key", "-i", "doc", "-o", "doc.sig",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 0);
+    ok(
+        d,
+        &[
+            "sm2", "verify", "--pub", "enc.key", "--sig", "doc.sig", "-i", "doc",
+        ],
+    );
+    let o = run(
+        d,
+        &[
+            "cms",
+            "unwrap-key",
+            "--key",
+            "ca.key",
+            "-i",
+            "enc.env",
+            "-o",
+            "never",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(!d.join("never").exists());
+
     // Usage and input errors exit 2.
     assert_eq!(code(&run(d, &["x509", "verify", "s.pem"], None)), 2);
     assert_eq!(

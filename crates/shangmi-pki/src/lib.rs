@@ -22,6 +22,7 @@
 mod alg;
 mod cms;
 mod envelope;
+mod envkey;
 mod error;
 mod issue;
 mod read;
@@ -32,6 +33,7 @@ mod verify;
 pub use alg::{SM2_WITH_SM3, public_key};
 pub use cms::{CmsSigner, Flavor, Verified, sign as cms_sign, verify as cms_verify};
 pub use envelope::{decrypt as cms_decrypt, encrypt as cms_encrypt};
+pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_signed, sign_request};
 pub use read::{certificates, crls, requests, verify_request};

@@ -59,6 +59,25 @@ fn blocks<T: for<'a> Decode<'a>>(
     }
 }
 
+/// The DER of the first PEM block whatever its label if `data` is PEM, else `data` itself.
+pub(crate) fn der_of_any(data: &[u8], what: &str) -> Result<Vec<u8>, Error> {
+    if data.len() > MAX_INPUT {
+        return Err(Error::Malformed(format!("{what}: input over 16 MiB")));
+    }
+    match std::str::from_utf8(data)
+        .ok()
+        .filter(|t| t.contains("-----BEGIN "))
+    {
+        None => Ok(data.to_vec()),
+        Some(text) => shangmi::sm2::pem_blocks(text)
+            .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?
+            .into_iter()
+            .next()
+            .map(|b| b.der.to_vec())
+            .ok_or_else(|| Error::Malformed(format!("no {what} in the PEM"))),
+    }
+}
+
 /// The DER of the first block with one of `labels` if `data` is PEM, else `data` itself.
 pub(crate) fn der_of(data: &[u8], labels: &[&str], what: &str) -> Result<Vec<u8>, Error> {
     Ok(match pem_bodies(data, labels, what)? {
