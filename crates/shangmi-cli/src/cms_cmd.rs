@@ -69,8 +69,9 @@ enum Cmd {
     },
     /// Encrypt data to recipient certificates (EnvelopedData, DER or PEM with --pem).
     Encrypt {
-        /// A recipient's certificate (repeat for several).
-        #[arg(long, value_name = "CERT", required = true)]
+        /// The recipients' certificates (several after one --recipient, or --recipient
+        /// repeated).
+        #[arg(long, value_name = "CERT", required = true, num_args = 1..)]
         recipient: Vec<PathBuf>,
         /// GM/T 0010's content-type OIDs instead of PKCS#7's.
         #[arg(long)]

@@ -136,8 +136,8 @@ enum Cmd {
         /// The issuing CA's private key.
         #[arg(long, value_name = "FILE")]
         ca_key: PathBuf,
-        /// A certificate to revoke (repeat for several).
-        #[arg(long, value_name = "CERT")]
+        /// The certificates to revoke (several after one --revoke, or --revoke repeated).
+        #[arg(long, value_name = "CERT", num_args = 1..)]
         revoke: Vec<PathBuf>,
         /// Days until the next update.
         #[arg(long, default_value_t = 30)]

@@ -394,6 +394,58 @@ fn x509_both_ways_with_openssl() {
     assert_eq!(code(&o), 1);
     assert!(!d.join("never").exists());
 
+    // Several certificates after one option: two revoked in one CRL, two recipients.
+    ok(
+        d,
+        &[
+            "x509",
+            "crl",
+            "--ca-cert",
+            "ca.pem",
+            "--ca-key",
+            "ca.key",
+            "--revoke",
+            "s.pem",
+            "ol2.pem",
+            "-o",
+            "two.crl",
+        ],
+    );
+    let o = run(
+        d,
+        &[
+            "x509", "verify", "--ca", "ca.pem", "--crl", "two.crl", "ol2.pem",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1);
+    ok(
+        d,
+        &[
+            "cms",
+            "encrypt",
+            "--recipient",
+            "s.pem",
+            "ol2.pem",
+            "-i",
+            "doc",
+            "-o",
+            "two.p7",
+        ],
+    );
+    for key in ["s.key", "ol.key"] {
+        ok(
+            d,
+            &[
+                "cms", "decrypt", "--key", key, "-i", "two.p7", "-o", "two.out",
+            ],
+        );
+        assert_eq!(
+            std::fs::read(d.join("two.out")).unwrap(),
+            std::fs::read(d.join("doc")).unwrap()
+        );
+    }
+
     // Usage and input errors exit 2.
     assert_eq!(code(&run(d, &["x509", "verify", "s.pem"], None)), 2);
     assert_eq!(
