@@ -91,13 +91,61 @@ pub fn certificates(data: &[u8]) -> Result<Vec<Certificate>, Error> {
     blocks(data, &["CERTIFICATE", "X509 CERTIFICATE"], "certificate")
 }
 
-/// Every certificate request in `data` (PEM `CERTIFICATE REQUEST`, or DER).
+/// A request in the form CFCA's tools write: `CertificationRequestInfo` without its
+/// `attributes` field (RFC 2986 makes it mandatory, OpenSSL reads it anyway). Read as a
+/// request with no attributes; its signature is checked over the bytes as written.
+#[derive(der::Sequence)]
+struct BareInfo {
+    version: x509_cert::request::Version,
+    subject: x509_cert::name::Name,
+    public_key: spki::SubjectPublicKeyInfoOwned,
+}
+
+#[derive(der::Sequence)]
+struct BareReq {
+    info: BareInfo,
+    algorithm: spki::AlgorithmIdentifierOwned,
+    signature: der::asn1::BitString,
+}
+
+/// A request without an attributes field, as [`CertReq`] with none.
+struct LaxReq(CertReq);
+
+impl<'a> Decode<'a> for LaxReq {
+    type Error = der::Error;
+
+    fn decode<R: der::Reader<'a>>(r: &mut R) -> der::Result<Self> {
+        let bytes = r.read_slice(r.remaining_len())?;
+        match CertReq::from_der(bytes) {
+            Ok(req) => Ok(LaxReq(req)),
+            Err(e) => {
+                let bare = BareReq::from_der(bytes).map_err(|_| e)?;
+                Ok(LaxReq(CertReq {
+                    info: x509_cert::request::CertReqInfo {
+                        version: bare.info.version,
+                        subject: bare.info.subject,
+                        public_key: bare.info.public_key,
+                        attributes: Default::default(),
+                    },
+                    algorithm: bare.algorithm,
+                    signature: bare.signature,
+                }))
+            }
+        }
+    }
+}
+
+/// Every certificate request in `data` (PEM `CERTIFICATE REQUEST`, or DER); a request whose
+/// info leaves out the attributes field (CFCA's) is read with none.
 pub fn requests(data: &[u8]) -> Result<Vec<CertReq>, Error> {
-    blocks(
+    Ok(blocks::<LaxReq>(
         data,
         &["CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST"],
         "certificate request",
-    )
+    )?
+    .into_iter()
+    .map(|l| l.0)
+    .collect())
 }
 
 /// Every CRL in `data` (PEM `X509 CRL`, or DER).
@@ -109,8 +157,22 @@ pub fn crls(data: &[u8]) -> Result<Vec<CertificateList>, Error> {
 pub fn verify_request(csr: &CertReq, id: &[u8]) -> Result<(), Error> {
     let key = crate::alg::public_key(&csr.info.public_key)?;
     let tbs = csr.info.to_der()?;
-    crate::alg::verify(&key, id, &tbs, &csr.algorithm, &csr.signature)
-        .map_err(|e| Error::BadSignature(format!("certificate request: {e}")))
+    let r = crate::alg::verify(&key, id, &tbs, &csr.algorithm, &csr.signature);
+    // With no attributes the signer may have left the field out (CFCA) rather than written
+    // it empty: the signature is over one of the two encodings of the same request.
+    let r = match r {
+        Err(_) if csr.info.attributes.is_empty() => {
+            let bare = BareInfo {
+                version: csr.info.version,
+                subject: csr.info.subject.clone(),
+                public_key: csr.info.public_key.clone(),
+            }
+            .to_der()?;
+            crate::alg::verify(&key, id, &bare, &csr.algorithm, &csr.signature)
+        }
+        r => r,
+    };
+    r.map_err(|e| Error::BadSignature(format!("certificate request: {e}")))
 }
 
 /// The subject alternative names a request asks for (its extensionRequest attribute).

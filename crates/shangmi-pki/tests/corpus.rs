@@ -64,6 +64,14 @@ fn every_certificate_request_and_crl_parses() {
     }
     // A CFCA request that leaves out the SET around its attributes is refused, as by OpenSSL.
     assert!(requests(&read("gmsm-cfca-sadk-csr.pem")).is_err());
+    // A CFCA request with no attributes field at all (OpenSSL tolerates it): read, and its
+    // signature verifies over the bytes as written.
+    let bare = requests(&read("cfca-sadk-p10-no-attributes.der"))
+        .unwrap()
+        .remove(0);
+    assert!(bare.info.attributes.is_empty());
+    shangmi_pki::verify_request(&bare, shangmi_pki::DEFAULT_ID).unwrap();
+    assert!(shangmi_pki::verify_request(&bare, b"").is_err());
 }
 
 #[test]
