@@ -256,17 +256,10 @@ pub fn run(args: Args) -> Result<Outcome> {
             let cert = if self_signed {
                 let key_path = key.ok_or_else(|| error("--self", "needs --key"))?;
                 let k = keyio::private_key(&key_path, password_file.as_deref())?;
-                shangmi_pki::verify_request(&request, shangmi_pki::DEFAULT_ID)
-                    .or_else(|_| shangmi_pki::verify_request(&request, b""))
-                    .map_err(|e| rejected(csr.display(), e))?;
-                if shangmi_pki::public_key(&request.info.public_key).ok()
-                    != Some(*k.verifying_key())
-                {
-                    return Err(error("--key", "not the key of the request"));
-                }
-                let subject = request.info.subject.to_string();
-                shangmi_pki::self_signed(&k, &subject, &issue)
-                    .map_err(|e| error(csr.display(), e))?
+                shangmi_pki::self_sign_request(&request, &k, &issue).map_err(|e| match e {
+                    shangmi_pki::Error::BadSignature(_) => rejected(csr.display(), e),
+                    e => error(csr.display(), e),
+                })?
             } else {
                 let (cert_path, key_path) = ca_cert.zip(ca_key).ok_or_else(|| {
                     error(

@@ -113,10 +113,8 @@ fn serial(issue: &Issue) -> Result<SerialNumber, Error> {
     let bytes = match &issue.serial {
         Some(s) => s.clone(),
         None => {
-            // A fresh key's scalar is uniformly random: the generator the library already
-            // vouches for, and no second one to depend on.
-            let k = SigningKey::random().map_err(|e| Error::Crypto(e.to_string()))?;
-            let mut b = k.to_bytes()[..16].to_vec();
+            let mut b = vec![0u8; 16];
+            getrandom::fill(&mut b).map_err(|e| Error::Crypto(format!("random generator: {e}")))?;
             b[0] = (b[0] & 0x3f) | 0x40; // positive, and a full 16 bytes
             b
         }
@@ -263,6 +261,39 @@ pub fn request(key: &SigningKey, subject: &str, san: &[&str]) -> Result<CertReq,
         .map_err(build_err)
 }
 
+/// A request's signature, with GM/T 0009's ID or, as OpenSSL 3 makes requests, an empty one:
+/// either proves possession of the key.
+fn check_possession(csr: &CertReq) -> Result<(), Error> {
+    crate::read::verify_request(csr, DEFAULT_ID).or_else(|_| crate::read::verify_request(csr, b""))
+}
+
+/// A self-signed certificate for the subject and key of `csr`, signed by `key`, which must be
+/// the request's key (its signature is checked first, as by [`sign_request`]).
+pub fn self_sign_request(
+    csr: &CertReq,
+    key: &SigningKey,
+    issue: &Issue,
+) -> Result<Certificate, Error> {
+    check_possession(csr)?;
+    if crate::alg::public_key(&csr.info.public_key)? != *key.verifying_key() {
+        return Err(Error::InvalidArgument(
+            "the key is not the request's key".into(),
+        ));
+    }
+    certificate(
+        csr.info.subject.clone(),
+        csr.info.public_key.clone(),
+        csr.info.subject.clone(),
+        key,
+        issue,
+        if issue.san.is_empty() {
+            crate::read::requested_san(csr)?
+        } else {
+            sans(&issue.san)?
+        },
+    )
+}
+
 /// A certificate for the subject and key of `csr`, issued by `ca_cert` (whose key is `ca_key`).
 /// The request's signature is checked first (with GM/T 0009's ID or, as OpenSSL 3 makes
 /// requests, an empty one: either proves possession of the key).
@@ -272,8 +303,7 @@ pub fn sign_request(
     ca_key: &SigningKey,
     issue: &Issue,
 ) -> Result<Certificate, Error> {
-    crate::read::verify_request(csr, DEFAULT_ID)
-        .or_else(|_| crate::read::verify_request(csr, b""))?;
+    check_possession(csr)?;
     let ca_public = crate::alg::public_key(ca_cert.tbs_certificate().subject_public_key_info())?;
     if ca_public != *ca_key.verifying_key() {
         return Err(Error::InvalidArgument(

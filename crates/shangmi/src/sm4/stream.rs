@@ -227,13 +227,12 @@ impl Stream {
         // As `update`: the held bytes lead, the input follows them up to `need`, and its rest
         // is held back; the input moves right by the held length to make room.
         let (p, from_input) = (self.held, need - self.held);
-        let earlier = self.pending;
+        let mut earlier = self.pending;
         let rest = len - from_input;
         self.pending[..rest].copy_from_slice(&buf[from_input..len]);
         self.held = rest;
         buf.copy_within(..from_input, p);
         buf[..p].copy_from_slice(&earlier[..p]);
-        let mut earlier = earlier;
         earlier.zeroize();
         let out = &mut buf[..need];
         if let Err(e) = self.apply(out) {
