@@ -36,7 +36,7 @@ pub use envelope::{decrypt as cms_decrypt, encrypt as cms_encrypt};
 pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_sign_request, self_signed, sign_request};
-pub use read::{certificates, crls, requests, verify_request};
+pub use read::{certificate_ders, certificates, crls, requests, verify_request};
 pub use text::{describe_certificate, describe_crl, describe_request};
 pub use verify::Verifier;
 pub use x509_cert::{Certificate, crl::CertificateList, request::CertReq};

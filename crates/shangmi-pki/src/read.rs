@@ -91,6 +91,20 @@ pub fn certificates(data: &[u8]) -> Result<Vec<Certificate>, Error> {
     blocks(data, &["CERTIFICATE", "X509 CERTIFICATE"], "certificate")
 }
 
+/// Every certificate in `data` as the DER bytes written there (not re-encoded), each checked
+/// to parse: what a protocol sends on as received, and what signatures are made over.
+pub fn certificate_ders(data: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+    let labels = &["CERTIFICATE", "X509 CERTIFICATE"];
+    let bodies = match pem_bodies(data, labels, "certificate")? {
+        None => vec![data.to_vec()],
+        Some(bodies) => bodies,
+    };
+    for b in &bodies {
+        Certificate::from_der(b).map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
+    }
+    Ok(bodies)
+}
+
 /// A request in the form CFCA's tools write: `CertificationRequestInfo` without its
 /// `attributes` field (RFC 2986 makes it mandatory, OpenSSL reads it anyway). Read as a
 /// request with no attributes; its signature is checked over the bytes as written.

@@ -1,8 +1,9 @@
 //! SM2's protocols over the arithmetic: key pairs, signatures (single, batched, precomputed
 //! per key, presigned from a pool), public-key encryption (one-shot and streaming, in every
-//! ciphertext layout) and key exchange.
+//! ciphertext layout), key exchange, and plain ECDH on the curve.
 
 pub(super) mod batch;
+pub(super) mod ecdh;
 pub(super) mod encrypt;
 pub(super) mod encrypt_stream;
 pub(super) mod keys;

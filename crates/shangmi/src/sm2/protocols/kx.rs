@@ -44,8 +44,8 @@ pub enum Role {
 /// let again = e.clone(); // single use: there is no second copy to reuse
 /// ```
 pub struct EphemeralSecret {
-    r: SecretScalar,
-    public: VerifyingKey,
+    pub(super) r: SecretScalar,
+    pub(super) public: VerifyingKey,
 }
 
 impl core::fmt::Debug for EphemeralSecret {

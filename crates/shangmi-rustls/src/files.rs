@@ -1,0 +1,58 @@
+//! Certificates and keys from the files shangmi, OpenSSL, Tongsuo and GmSSL write: PEM (text
+//! around the blocks allowed) or DER, SM2 keys in PKCS#8 or SEC1, encrypted or not.
+
+use std::sync::Arc;
+
+use pki_types::CertificateDer;
+use rustls::sign::CertifiedKey;
+use rustls::{Error, RootCertStore};
+
+use crate::sign::Sm2SigningKey;
+
+/// Every certificate in a PEM or DER file, as the bytes written there.
+pub fn load_certificates(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Error> {
+    shangmi_pki::certificate_ders(data)
+        .map(|ders| ders.into_iter().map(CertificateDer::from).collect())
+        .map_err(|e| Error::General(format!("reading certificates: {e}")))
+}
+
+/// Trust anchors from every certificate in a PEM or DER file.
+pub fn load_roots(data: &[u8]) -> Result<RootCertStore, Error> {
+    let mut roots = RootCertStore::empty();
+    for cert in load_certificates(data)? {
+        roots
+            .add(cert)
+            .map_err(|e| Error::General(format!("trust anchor: {e}")))?;
+    }
+    Ok(roots)
+}
+
+/// A certificate chain (leaf first, then its intermediates) with its SM2 private key, checked
+/// to belong together (the leaf's key in whichever SPKI form it is written).
+pub fn load_certified_key(
+    chain: &[u8],
+    key: &[u8],
+    password: Option<&[u8]>,
+) -> Result<CertifiedKey, Error> {
+    let certs = load_certificates(chain)?;
+    let key = Sm2SigningKey::from_key_file(key, password)?;
+    let leaf = certs
+        .first()
+        .ok_or_else(|| Error::General("no certificate in the chain file".into()))?;
+    let parsed = <shangmi_pki::Certificate as der::Decode>::from_der(leaf.as_ref())
+        .map_err(|e| Error::General(format!("certificate: {e}")))?;
+    let public = shangmi_pki::public_key(parsed.tbs_certificate().subject_public_key_info())
+        .map_err(|e| Error::General(format!("the certificate holds no SM2 key: {e}")))?;
+    if public.to_uncompressed() != key.verifying_key().to_uncompressed() {
+        return Err(Error::InconsistentKeys(
+            rustls::InconsistentKeys::KeyMismatch,
+        ));
+    }
+    Ok(CertifiedKey::new(certs, Arc::new(key)))
+}
+
+/// DER SubjectPublicKeyInfo (id-ecPublicKey + the SM2 curve) of a public key.
+pub(crate) fn spki_der(key: &shangmi::sm2::VerifyingKey) -> Vec<u8> {
+    key.to_public_key_der()
+        .expect("encoding a valid point cannot fail")
+}

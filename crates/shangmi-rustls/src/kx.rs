@@ -1,0 +1,65 @@
+//! curveSM2 (NamedGroup 41): ephemeral ECDH on the SM2 curve, RFC 8998 section 2.
+//!
+//! Key shares are uncompressed points (65 bytes, 04 || x || y) as RFC 8446 section 4.2.8.2
+//! requires of ECDHE groups; the shared secret is the 32-byte x of the product. A received
+//! share that is not exactly that form, not on the curve or the point at infinity is refused
+//! before any arithmetic uses it.
+
+use rustls::crypto::{ActiveKeyExchange, SharedSecret, SupportedKxGroup};
+use rustls::{Error, NamedGroup, PeerMisbehaved};
+use shangmi::sm2::{EphemeralSecret, VerifyingKey};
+
+/// curveSM2's code point.
+pub const CURVE_SM2: NamedGroup = NamedGroup::Unknown(0x0029);
+
+/// curveSM2 for rustls' `kx_groups`.
+#[derive(Debug)]
+pub struct CurveSm2;
+
+/// The group to list in a provider's `kx_groups` (first, for SM clients: one key share then
+/// suffices and the server needs no HelloRetryRequest).
+pub static CURVE_SM2_GROUP: &dyn SupportedKxGroup = &CurveSm2;
+
+impl SupportedKxGroup for CurveSm2 {
+    fn start(&self) -> Result<Box<dyn ActiveKeyExchange>, Error> {
+        let secret = EphemeralSecret::random().map_err(|_| rustls::crypto::GetRandomFailed)?;
+        let share = secret.public_key().to_uncompressed();
+        Ok(Box::new(Active { secret, share }))
+    }
+
+    fn name(&self) -> NamedGroup {
+        CURVE_SM2
+    }
+}
+
+struct Active {
+    secret: EphemeralSecret,
+    share: [u8; 65],
+}
+
+/// The peer's share as a validated point: uncompressed form only, on the curve, not infinity.
+pub fn parse_key_share(share: &[u8]) -> Result<VerifyingKey, Error> {
+    if share.len() != 65 || share[0] != 0x04 {
+        return Err(PeerMisbehaved::InvalidKeyShare.into());
+    }
+    VerifyingKey::from_sec1_bytes(share).map_err(|_| PeerMisbehaved::InvalidKeyShare.into())
+}
+
+impl ActiveKeyExchange for Active {
+    fn complete(self: Box<Self>, peer_pub_key: &[u8]) -> Result<SharedSecret, Error> {
+        let peer = parse_key_share(peer_pub_key)?;
+        let x = self
+            .secret
+            .diffie_hellman(&peer)
+            .map_err(|_| Error::from(PeerMisbehaved::InvalidKeyShare))?;
+        Ok(SharedSecret::from(&x.as_bytes()[..]))
+    }
+
+    fn pub_key(&self) -> &[u8] {
+        &self.share
+    }
+
+    fn group(&self) -> NamedGroup {
+        CURVE_SM2
+    }
+}

@@ -1,0 +1,287 @@
+//! SM2 signatures checked through rustls' webpki: certificate chains under GM/T 0009's
+//! default ID, CertificateVerify under RFC 8998's TLS ID.
+//!
+//! webpki matches a certificate's AlgorithmIdentifiers byte for byte, so the chain
+//! algorithms are registered once for each encoding met in practice: the SPKI as
+//! id-ecPublicKey + the SM2 curve or as the bare SM2 OID, and the signature algorithm
+//! SM2-with-SM3 with and without NULL parameters. rustls' own TLS 1.3 signature check tries
+//! only the first algorithm of a scheme, so one SPKI form; the verifiers here check
+//! CertificateVerify themselves and accept every form.
+
+use std::sync::Arc;
+
+use der::Decode;
+use pki_types::SignatureVerificationAlgorithm;
+use pki_types::{AlgorithmIdentifier, CertificateDer, InvalidSignature, ServerName, UnixTime};
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::server::WebPkiClientVerifier;
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use rustls::{
+    CertificateError, DigitallySignedStruct, DistinguishedName, Error, RootCertStore,
+    SignatureScheme,
+};
+use shangmi::sm2::{DEFAULT_ID, Signature, VerifyingKey};
+
+use crate::sign::{SM2SIG_SM3, TLS13_SM2_ID};
+
+/// AlgorithmIdentifier contents (without the outer SEQUENCE) as certificates carry them.
+mod ids {
+    /// id-ecPublicKey, namedCurve sm2p256v1.
+    pub const EC_PUBLIC_KEY_SM2: &[u8] = &[
+        0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf,
+        0x55, 0x01, 0x82, 0x2d,
+    ];
+    /// The bare SM2 OID 1.2.156.10197.1.301 as the key algorithm.
+    pub const SM2_BARE: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d];
+    /// SM2-with-SM3, 1.2.156.10197.1.501, no parameters.
+    pub const SM2_WITH_SM3: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x75];
+    /// SM2-with-SM3 with NULL parameters.
+    pub const SM2_WITH_SM3_NULL: &[u8] = &[
+        0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x75, 0x05, 0x00,
+    ];
+}
+
+/// One SM2 verification as webpki sees it: a key encoding, a signature encoding, an ID.
+#[derive(Debug)]
+struct Sm2Verify {
+    spki: &'static [u8],
+    sig: &'static [u8],
+    id: &'static [u8],
+}
+
+impl SignatureVerificationAlgorithm for Sm2Verify {
+    fn verify_signature(
+        &self,
+        public_key: &[u8],
+        message: &[u8],
+        signature: &[u8],
+    ) -> Result<(), InvalidSignature> {
+        let key = VerifyingKey::from_sec1_bytes(public_key).map_err(|_| InvalidSignature)?;
+        let sig = Signature::from_der(signature).map_err(|_| InvalidSignature)?;
+        key.verify_with_id(self.id, message, &sig)
+            .map_err(|_| InvalidSignature)
+    }
+
+    fn public_key_alg_id(&self) -> AlgorithmIdentifier {
+        AlgorithmIdentifier::from_slice(self.spki)
+    }
+
+    fn signature_alg_id(&self) -> AlgorithmIdentifier {
+        AlgorithmIdentifier::from_slice(self.sig)
+    }
+}
+
+macro_rules! sm2_alg {
+    ($spki:ident, $sig:ident, $id:expr) => {
+        &Sm2Verify {
+            spki: ids::$spki,
+            sig: ids::$sig,
+            id: $id,
+        }
+    };
+}
+
+/// Chain signatures, every encoding, GM/T 0009's default ID.
+static CHAIN: &[&dyn SignatureVerificationAlgorithm] = &[
+    sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3, DEFAULT_ID),
+    sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3_NULL, DEFAULT_ID),
+    sm2_alg!(SM2_BARE, SM2_WITH_SM3, DEFAULT_ID),
+    sm2_alg!(SM2_BARE, SM2_WITH_SM3_NULL, DEFAULT_ID),
+];
+
+/// CertificateVerify under the TLS ID, for verifiers that go through rustls' own check (the
+/// id-ecPublicKey form first, as nearly every certificate has it).
+static HANDSHAKE: &[&dyn SignatureVerificationAlgorithm] = &[
+    sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3, TLS13_SM2_ID),
+    sm2_alg!(SM2_BARE, SM2_WITH_SM3, TLS13_SM2_ID),
+];
+
+/// The provider's `signature_verification_algorithms`.
+pub static SUPPORTED_SIG_ALGS: WebPkiSupportedAlgorithms = WebPkiSupportedAlgorithms {
+    all: CHAIN,
+    mapping: &[(SM2SIG_SM3, HANDSHAKE)],
+};
+
+/// Checks an sm2sig_sm3 CertificateVerify: the certificate's key in any SPKI form, the
+/// signature in DER, the TLS ID.
+pub fn verify_tls13_sm2(
+    message: &[u8],
+    cert: &CertificateDer<'_>,
+    signature: &[u8],
+) -> Result<HandshakeSignatureValid, Error> {
+    let parsed = shangmi_pki::Certificate::from_der(cert.as_ref())
+        .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))?;
+    let key = shangmi_pki::public_key(parsed.tbs_certificate().subject_public_key_info()).map_err(
+        |_| {
+            Error::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(
+                NotSm2,
+            ))))
+        },
+    )?;
+    let sig = Signature::from_der(signature)
+        .map_err(|_| Error::InvalidCertificate(CertificateError::BadSignature))?;
+    key.verify_with_id(TLS13_SM2_ID, message, &sig)
+        .map_err(|_| Error::InvalidCertificate(CertificateError::BadSignature))?;
+    Ok(HandshakeSignatureValid::assertion())
+}
+
+/// The peer signed with sm2sig_sm3 but its certificate holds no SM2 key.
+#[derive(Debug)]
+struct NotSm2;
+
+impl core::fmt::Display for NotSm2 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("sm2sig_sm3 signature from a certificate without an SM2 key")
+    }
+}
+
+impl std::error::Error for NotSm2 {}
+
+fn with_sm2(mut schemes: Vec<SignatureScheme>) -> Vec<SignatureScheme> {
+    if !schemes.contains(&SM2SIG_SM3) {
+        schemes.insert(0, SM2SIG_SM3);
+    }
+    schemes
+}
+
+/// A server-certificate verifier for clients: the chain through `inner` (webpki with the
+/// provider's algorithms), sm2sig_sm3 CertificateVerify here, everything else through `inner`.
+#[derive(Debug)]
+pub struct Sm2ServerVerifier {
+    inner: Arc<dyn ServerCertVerifier>,
+}
+
+impl Sm2ServerVerifier {
+    /// Verifies chains to `roots` with `provider`'s algorithms.
+    pub fn new(
+        roots: Arc<RootCertStore>,
+        provider: Arc<CryptoProvider>,
+    ) -> Result<Arc<Self>, rustls::client::VerifierBuilderError> {
+        let inner = WebPkiServerVerifier::builder_with_provider(roots, provider).build()?;
+        Ok(Self::wrap(inner))
+    }
+
+    /// Adds the SM2 handshake check to any verifier.
+    pub fn wrap(inner: Arc<dyn ServerCertVerifier>) -> Arc<Self> {
+        Arc::new(Self { inner })
+    }
+}
+
+impl ServerCertVerifier for Sm2ServerVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, Error> {
+        self.inner
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        if dss.scheme == SM2SIG_SM3 {
+            verify_tls13_sm2(message, cert, dss.signature())
+        } else {
+            self.inner.verify_tls13_signature(message, cert, dss)
+        }
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        with_sm2(self.inner.supported_verify_schemes())
+    }
+
+    fn root_hint_subjects(&self) -> Option<&[DistinguishedName]> {
+        self.inner.root_hint_subjects()
+    }
+}
+
+/// A client-certificate verifier for servers, shaped like [`Sm2ServerVerifier`].
+#[derive(Debug)]
+pub struct Sm2ClientVerifier {
+    inner: Arc<dyn ClientCertVerifier>,
+}
+
+impl Sm2ClientVerifier {
+    /// Requires a client certificate chaining to `roots`, checked with `provider`'s algorithms.
+    pub fn new(
+        roots: Arc<RootCertStore>,
+        provider: Arc<CryptoProvider>,
+    ) -> Result<Arc<Self>, rustls::server::VerifierBuilderError> {
+        let inner = WebPkiClientVerifier::builder_with_provider(roots, provider).build()?;
+        Ok(Self::wrap(inner))
+    }
+
+    /// Adds the SM2 handshake check to any client verifier (an optional-authentication one
+    /// from `WebPkiClientVerifier::builder_with_provider(..).allow_unauthenticated()`, say).
+    pub fn wrap(inner: Arc<dyn ClientCertVerifier>) -> Arc<Self> {
+        Arc::new(Self { inner })
+    }
+}
+
+impl ClientCertVerifier for Sm2ClientVerifier {
+    fn offer_client_auth(&self) -> bool {
+        self.inner.offer_client_auth()
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        self.inner.client_auth_mandatory()
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+    ) -> Result<ClientCertVerified, Error> {
+        self.inner
+            .verify_client_cert(end_entity, intermediates, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        if dss.scheme == SM2SIG_SM3 {
+            verify_tls13_sm2(message, cert, dss.signature())
+        } else {
+            self.inner.verify_tls13_signature(message, cert, dss)
+        }
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        with_sm2(self.inner.supported_verify_schemes())
+    }
+}

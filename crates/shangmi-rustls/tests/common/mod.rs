@@ -1,0 +1,204 @@
+//! What the tests share: a small SM2 PKI made by shangmi-pki, configurations, and an
+//! in-memory connection pump.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use der::{Encode, EncodePem};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::{ClientConfig, ClientConnection, ServerConfig, ServerConnection};
+use shangmi::sm2::SigningKey;
+use shangmi_pki::{Issue, request, self_signed, sign_request};
+
+pub struct Pki {
+    pub root_pem: String,
+    pub server_chain_pem: String,
+    pub server_key_pem: String,
+    pub client_chain_pem: String,
+    pub client_key_pem: String,
+}
+
+fn pem(c: &shangmi_pki::Certificate) -> String {
+    c.to_pem(der::pem::LineEnding::LF).unwrap()
+}
+
+/// Root -> intermediate -> leaf for the server (DNS:localhost) and for a client.
+pub fn pki() -> Pki {
+    let root_key = SigningKey::random().unwrap();
+    let root = self_signed(&root_key, "/C=CN/O=shangmi test/CN=Root", &Issue::ca(3650)).unwrap();
+    let mid_key = SigningKey::random().unwrap();
+    let mid_csr = request(&mid_key, "/C=CN/O=shangmi test/CN=Intermediate", &[]).unwrap();
+    let mid = sign_request(&mid_csr, &root, &root_key, &Issue::ca(1825)).unwrap();
+    let leaf = |cn: &str, san: &[&str]| {
+        let key = SigningKey::random().unwrap();
+        let csr = request(&key, &format!("/C=CN/O=shangmi test/CN={cn}"), san).unwrap();
+        let cert = sign_request(&csr, &mid, &mid_key, &Issue::leaf(365)).unwrap();
+        (
+            format!("{}{}", pem(&cert), pem(&mid)),
+            key.to_pkcs8_pem().unwrap().to_string(),
+        )
+    };
+    let (server_chain_pem, server_key_pem) = leaf("localhost", &["DNS:localhost"]);
+    let (client_chain_pem, client_key_pem) = leaf("client", &[]);
+    let _ = root.to_der().unwrap();
+    Pki {
+        root_pem: pem(&root),
+        server_chain_pem,
+        server_key_pem,
+        client_chain_pem,
+        client_key_pem,
+    }
+}
+
+pub fn sm_provider() -> Arc<CryptoProvider> {
+    Arc::new(shangmi_rustls::provider())
+}
+
+pub fn server_config(pki: &Pki, provider: Arc<CryptoProvider>, client_auth: bool) -> ServerConfig {
+    let key = shangmi_rustls::load_certified_key(
+        pki.server_chain_pem.as_bytes(),
+        pki.server_key_pem.as_bytes(),
+        None,
+    )
+    .unwrap();
+    let builder = ServerConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap();
+    let builder = if client_auth {
+        let roots = Arc::new(shangmi_rustls::load_roots(pki.root_pem.as_bytes()).unwrap());
+        builder.with_client_cert_verifier(
+            shangmi_rustls::Sm2ClientVerifier::new(roots, provider).unwrap(),
+        )
+    } else {
+        builder.with_no_client_auth()
+    };
+    builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)))
+}
+
+pub fn client_config(pki: &Pki, provider: Arc<CryptoProvider>, client_auth: bool) -> ClientConfig {
+    let roots = Arc::new(shangmi_rustls::load_roots(pki.root_pem.as_bytes()).unwrap());
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .dangerous()
+        .with_custom_certificate_verifier(
+            shangmi_rustls::Sm2ServerVerifier::new(roots, provider).unwrap(),
+        );
+    if client_auth {
+        let key = shangmi_rustls::load_certified_key(
+            pki.client_chain_pem.as_bytes(),
+            pki.client_key_pem.as_bytes(),
+            None,
+        )
+        .unwrap();
+        builder.with_client_cert_resolver(Arc::new(shangmi_rustls::SmClientCert::new(key)))
+    } else {
+        builder.with_no_client_auth()
+    }
+}
+
+/// The two connection types, as the pump drives them.
+pub trait Pump {
+    fn wants_write(&self) -> bool;
+    fn write_tls(&mut self, out: &mut dyn std::io::Write) -> std::io::Result<usize>;
+    fn read_tls(&mut self, rd: &mut dyn std::io::Read) -> std::io::Result<usize>;
+    fn process_new_packets(&mut self) -> Result<rustls::IoState, rustls::Error>;
+    fn writer(&mut self) -> rustls::Writer<'_>;
+    fn reader(&mut self) -> rustls::Reader<'_>;
+}
+
+macro_rules! pump {
+    ($t:ty) => {
+        impl Pump for $t {
+            fn wants_write(&self) -> bool {
+                (**self).wants_write()
+            }
+            fn write_tls(&mut self, out: &mut dyn std::io::Write) -> std::io::Result<usize> {
+                (**self).write_tls(out)
+            }
+            fn read_tls(&mut self, rd: &mut dyn std::io::Read) -> std::io::Result<usize> {
+                (**self).read_tls(rd)
+            }
+            fn process_new_packets(&mut self) -> Result<rustls::IoState, rustls::Error> {
+                (**self).process_new_packets()
+            }
+            fn writer(&mut self) -> rustls::Writer<'_> {
+                (**self).writer()
+            }
+            fn reader(&mut self) -> rustls::Reader<'_> {
+                (**self).reader()
+            }
+        }
+    };
+}
+pump!(ClientConnection);
+pump!(ServerConnection);
+
+/// Moves every pending TLS byte from one side to the other; false when nothing moved.
+fn transfer(from: &mut dyn Pump, to: &mut dyn Pump) -> Result<bool, rustls::Error> {
+    let mut buf = Vec::new();
+    while from.wants_write() {
+        from.write_tls(&mut buf).unwrap();
+    }
+    if buf.is_empty() {
+        return Ok(false);
+    }
+    let mut rd = &buf[..];
+    while !rd.is_empty() {
+        to.read_tls(&mut rd).unwrap();
+        to.process_new_packets()?;
+    }
+    Ok(true)
+}
+
+/// Runs the handshake to completion (or the first error, from either side).
+pub fn handshake(
+    client: &mut ClientConnection,
+    server: &mut ServerConnection,
+) -> Result<(), rustls::Error> {
+    for _ in 0..16 {
+        let a = transfer(&mut *client, &mut *server)?;
+        let b = transfer(&mut *server, &mut *client)?;
+        if !a && !b && !client.is_handshaking() && !server.is_handshaking() {
+            return Ok(());
+        }
+    }
+    panic!("handshake did not finish");
+}
+
+pub fn connect(
+    client_config: &Arc<ClientConfig>,
+    server_config: &Arc<ServerConfig>,
+) -> (
+    ClientConnection,
+    ServerConnection,
+    Result<(), rustls::Error>,
+) {
+    let mut c = ClientConnection::new(
+        client_config.clone(),
+        ServerName::try_from("localhost").unwrap(),
+    )
+    .unwrap();
+    let mut s = ServerConnection::new(server_config.clone()).unwrap();
+    let r = handshake(&mut c, &mut s);
+    (c, s, r)
+}
+
+/// Sends `data` one way, 16 KiB at a time, and returns what the other side read.
+pub fn send(from: &mut dyn Pump, to: &mut dyn Pump, data: &[u8]) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut got = Vec::new();
+    for chunk in data.chunks(16 << 10) {
+        from.writer().write_all(chunk).unwrap();
+        transfer(from, to).unwrap();
+        let mut part = vec![0u8; chunk.len()];
+        to.reader().read_exact(&mut part).unwrap();
+        got.extend_from_slice(&part);
+    }
+    got
+}
+
+pub fn der_certs(pem: &str) -> Vec<CertificateDer<'static>> {
+    shangmi_rustls::load_certificates(pem.as_bytes()).unwrap()
+}

@@ -1,0 +1,228 @@
+//! RFC 8998 handshakes between rustls clients and servers on this provider: both suites,
+//! mutual authentication, resumption, HelloRetryRequest, key update, and the failures.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use rustls::crypto::CryptoProvider;
+use rustls::{CertificateError, Error, HandshakeKind};
+
+fn with_suite(suite: rustls::SupportedCipherSuite) -> Arc<CryptoProvider> {
+    Arc::new(CryptoProvider {
+        cipher_suites: vec![suite],
+        ..shangmi_rustls::provider()
+    })
+}
+
+#[test]
+fn both_suites_handshake_and_carry_data_both_ways() {
+    let pki = pki();
+    let server = Arc::new(server_config(&pki, sm_provider(), false));
+    for (suite, code) in [
+        (shangmi_rustls::TLS13_SM4_GCM_SM3, 0x00C6u16),
+        (shangmi_rustls::TLS13_SM4_CCM_SM3, 0x00C7),
+    ] {
+        let client = Arc::new(client_config(&pki, with_suite(suite), false));
+        let (mut c, mut s, r) = connect(&client, &server);
+        r.unwrap();
+        assert_eq!(
+            u16::from(c.negotiated_cipher_suite().unwrap().suite()),
+            code
+        );
+        assert_eq!(
+            c.negotiated_key_exchange_group().unwrap().name(),
+            shangmi_rustls::CURVE_SM2
+        );
+        assert_eq!(c.handshake_kind(), Some(HandshakeKind::Full));
+        let big: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
+        assert_eq!(send(&mut c, &mut s, &big), big);
+        assert_eq!(send(&mut s, &mut c, b"pong"), b"pong");
+        // The peer chain the client saw: leaf and intermediate.
+        assert_eq!(c.peer_certificates().unwrap().len(), 2);
+    }
+}
+
+#[test]
+fn client_certificates_are_required_and_checked() {
+    let pki = pki();
+    let server = Arc::new(server_config(&pki, sm_provider(), true));
+    let client = Arc::new(client_config(&pki, sm_provider(), true));
+    let (c, s, r) = connect(&client, &server);
+    r.unwrap();
+    assert!(!c.is_handshaking());
+    assert_eq!(s.peer_certificates().unwrap().len(), 2);
+    // No certificate: refused by the server.
+    let anonymous = Arc::new(client_config(&pki, sm_provider(), false));
+    let (_, _, r) = connect(&anonymous, &server);
+    assert!(r.is_err());
+    // A certificate from another PKI: refused.
+    let other = common::pki();
+    let mut stranger = client_config(&pki, sm_provider(), false);
+    let key = shangmi_rustls::load_certified_key(
+        other.client_chain_pem.as_bytes(),
+        other.client_key_pem.as_bytes(),
+        None,
+    )
+    .unwrap();
+    stranger.client_auth_cert_resolver = Arc::new(shangmi_rustls::SmClientCert::new(key));
+    let (_, _, r) = connect(&Arc::new(stranger), &server);
+    assert!(
+        matches!(
+            r,
+            Err(Error::InvalidCertificate(_)) | Err(Error::AlertReceived(_))
+        ),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_server_outside_the_trusted_roots_is_refused() {
+    let pki = pki();
+    let other = common::pki();
+    let server = Arc::new(server_config(&other, sm_provider(), false));
+    let client = Arc::new(client_config(&pki, sm_provider(), false));
+    let (_, _, r) = connect(&client, &server);
+    // Both PKIs use the same names, so the chain is built to the wrong root and fails on
+    // its signature; with other names it finds no issuer. Either way: refused.
+    assert!(
+        matches!(
+            r,
+            Err(Error::InvalidCertificate(
+                CertificateError::BadSignature | CertificateError::UnknownIssuer
+            ))
+        ),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn sessions_resume_by_ticket_and_by_id() {
+    let pki = pki();
+    for tickets in [false, true] {
+        let mut server = server_config(&pki, sm_provider(), false);
+        if tickets {
+            server.ticketer = shangmi_rustls::ticketer().unwrap();
+        }
+        let server = Arc::new(server);
+        let client = Arc::new(client_config(&pki, sm_provider(), false));
+        let (mut c, mut s, r) = connect(&client, &server);
+        r.unwrap();
+        // The tickets travel after the handshake.
+        send(&mut s, &mut c, b"x");
+        let (mut c2, mut s2, r) = connect(&client, &server);
+        r.unwrap();
+        assert_eq!(
+            c2.handshake_kind(),
+            Some(HandshakeKind::Resumed),
+            "tickets {tickets}"
+        );
+        assert_eq!(send(&mut c2, &mut s2, b"again"), b"again");
+    }
+}
+
+#[test]
+fn a_client_that_guesses_another_group_first_gets_a_hello_retry() {
+    let pki = pki();
+    let server = Arc::new(server_config(&pki, sm_provider(), false));
+    let aws = rustls::crypto::aws_lc_rs::default_provider();
+    let provider = Arc::new(CryptoProvider {
+        kx_groups: vec![aws.kx_groups[0], shangmi_rustls::CURVE_SM2_GROUP],
+        ..shangmi_rustls::provider()
+    });
+    let client = Arc::new(client_config(&pki, provider, false));
+    let (mut c, mut s, r) = connect(&client, &server);
+    r.unwrap();
+    assert_eq!(
+        c.handshake_kind(),
+        Some(HandshakeKind::FullWithHelloRetryRequest)
+    );
+    assert_eq!(send(&mut c, &mut s, b"after retry"), b"after retry");
+}
+
+#[test]
+fn key_updates_keep_the_connection_going() {
+    let pki = pki();
+    let server = Arc::new(server_config(&pki, sm_provider(), false));
+    let client = Arc::new(client_config(&pki, sm_provider(), false));
+    let (mut c, mut s, r) = connect(&client, &server);
+    r.unwrap();
+    for i in 0..3 {
+        c.refresh_traffic_keys().unwrap();
+        let msg = format!("after update {i}");
+        assert_eq!(send(&mut c, &mut s, msg.as_bytes()), msg.as_bytes());
+        s.refresh_traffic_keys().unwrap();
+        assert_eq!(send(&mut s, &mut c, msg.as_bytes()), msg.as_bytes());
+    }
+}
+
+#[test]
+fn a_tampered_record_is_refused_and_releases_nothing() {
+    use std::io::{Read, Write};
+    let pki = pki();
+    let server = Arc::new(server_config(&pki, sm_provider(), false));
+    let client = Arc::new(client_config(&pki, sm_provider(), false));
+    let (mut c, mut s, r) = connect(&client, &server);
+    r.unwrap();
+    c.writer().write_all(b"secret payload").unwrap();
+    let mut wire = Vec::new();
+    c.write_tls(&mut wire).unwrap();
+    let last = wire.len() - 1;
+    wire[last] ^= 0x80;
+    s.read_tls(&mut &wire[..]).unwrap();
+    assert_eq!(s.process_new_packets().unwrap_err(), Error::DecryptError);
+    let mut got = [0u8; 32];
+    assert!(s.reader().read(&mut got).is_err());
+}
+
+/// Signs CertificateVerify with GM/T 0009's default ID instead of RFC 8998's TLS ID.
+#[derive(Debug)]
+struct DefaultIdKey(Arc<shangmi::sm2::SigningKey>);
+
+#[derive(Debug)]
+struct DefaultIdSigner(Arc<shangmi::sm2::SigningKey>);
+
+impl rustls::sign::SigningKey for DefaultIdKey {
+    fn choose_scheme(
+        &self,
+        offered: &[rustls::SignatureScheme],
+    ) -> Option<Box<dyn rustls::sign::Signer>> {
+        offered
+            .contains(&shangmi_rustls::SM2SIG_SM3)
+            .then(|| Box::new(DefaultIdSigner(self.0.clone())) as Box<dyn rustls::sign::Signer>)
+    }
+
+    fn algorithm(&self) -> rustls::SignatureAlgorithm {
+        rustls::SignatureAlgorithm::Unknown(8)
+    }
+}
+
+impl rustls::sign::Signer for DefaultIdSigner {
+    fn sign(&self, message: &[u8]) -> Result<Vec<u8>, Error> {
+        Ok(self.0.sign(message).unwrap().to_der())
+    }
+
+    fn scheme(&self) -> rustls::SignatureScheme {
+        shangmi_rustls::SM2SIG_SM3
+    }
+}
+
+#[test]
+fn a_certificate_verify_made_with_the_default_id_is_refused() {
+    let pki = pki();
+    let key = shangmi::sm2::SigningKey::from_key_file(pki.server_key_pem.as_bytes(), None).unwrap();
+    let certified = rustls::sign::CertifiedKey::new(
+        der_certs(&pki.server_chain_pem),
+        Arc::new(DefaultIdKey(Arc::new(key))),
+    );
+    let mut server = server_config(&pki, sm_provider(), false);
+    server.cert_resolver = Arc::new(shangmi_rustls::SmCertResolver::new(certified));
+    let server = Arc::new(server);
+    let client = Arc::new(client_config(&pki, sm_provider(), false));
+    let (_, _, r) = connect(&client, &server);
+    assert_eq!(
+        r.unwrap_err(),
+        Error::InvalidCertificate(CertificateError::BadSignature)
+    );
+}

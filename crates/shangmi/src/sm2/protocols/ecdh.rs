@@ -1,0 +1,90 @@
+//! Plain elliptic-curve Diffie-Hellman on the SM2 curve: the shared secret is the x
+//! coordinate of r Q, as RFC 8446 defines ECDHE for its curves and RFC 8998 uses for
+//! curveSM2 in TLS 1.3. This is not the SM2 key-exchange protocol (GB/T 32918.3), which RFC
+//! 8998 forbids in TLS 1.3: no identities, no static keys, no confirmation.
+//!
+//! The peer's point is validated by its type: a [`VerifyingKey`] is on the curve and not
+//! infinity, and with a prime-order curve (cofactor 1) r Q is then never infinity.
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use crate::sm2::Error;
+use crate::sm2::engine::dispatch;
+use crate::sm2::keys::VerifyingKey;
+use crate::sm2::kx::EphemeralSecret;
+use crate::sm2::mul::variable_base;
+use crate::sm2::point::{Affine, Jacobian};
+
+/// The x coordinate of the Diffie-Hellman point, 32 bytes big-endian; wiped on drop.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct SharedSecret([u8; 32]);
+
+impl core::fmt::Debug for SharedSecret {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("SharedSecret(..)")
+    }
+}
+
+impl SharedSecret {
+    /// The 32 bytes of x.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl EphemeralSecret {
+    /// ECDH with the peer's public point: x(r Q). Consumes the ephemeral key, so a key share
+    /// serves one exchange. Fails only on a point at infinity, which a validated peer key and
+    /// a nonzero r cannot give; the check stays as defence in depth.
+    pub fn diffie_hellman(self, peer: &VerifyingKey) -> Result<SharedSecret, Error> {
+        let engine = self.public.engine;
+        dispatch!(engine, |a| {
+            let p = variable_base(a, &Jacobian::from_affine(&peer.affine(a)), &self.r).to_affine();
+            if !crate::ct::public_choice(p.is_some()) {
+                return Err(Error::KeyExchange);
+            }
+            let x = p.unwrap_or(Affine::generator(a)).x.to_bytes();
+            Ok(SharedSecret(x))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sm2::{EphemeralSecret, VerifyingKey};
+
+    fn hex_decode(s: &str) -> Option<Vec<u8>> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
+            .collect()
+    }
+
+    #[test]
+    fn both_sides_agree_and_differ_per_exchange() {
+        let (a, b) = (
+            EphemeralSecret::random().unwrap(),
+            EphemeralSecret::random().unwrap(),
+        );
+        let (pa, pb) = (*a.public_key(), *b.public_key());
+        let ka = a.diffie_hellman(&pb).unwrap();
+        let kb = b.diffie_hellman(&pa).unwrap();
+        assert_eq!(ka.as_bytes(), kb.as_bytes());
+        let c = EphemeralSecret::random().unwrap();
+        assert_ne!(c.diffie_hellman(&pb).unwrap().as_bytes(), ka.as_bytes());
+    }
+
+    #[test]
+    fn with_the_generator_gives_the_own_public_x() {
+        // x(r G) is the x of the key share itself: the multiplication is the plain one.
+        let g = hex_decode(
+            "0432C4AE2C1F1981195F9904466A39C9948FE30BBFF2660BE1715A4589334C74C7\
+             BC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0",
+        )
+        .unwrap();
+        let g = VerifyingKey::from_sec1_bytes(&g).unwrap();
+        let e = EphemeralSecret::random().unwrap();
+        let own_x = e.public_key().coordinates().0;
+        assert_eq!(e.diffie_hellman(&g).unwrap().as_bytes(), &own_x);
+    }
+}
