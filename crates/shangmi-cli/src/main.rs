@@ -21,6 +21,9 @@ mod sm2_inspect;
 mod sm3_cmd;
 mod sm4_cmd;
 mod speed;
+mod tls_cmd;
+mod tls_relay;
+mod tls_serve;
 mod x509_cmd;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -68,6 +71,8 @@ enum Command {
     X509(x509_cmd::Args),
     /// CMS / PKCS#7 SignedData with SM2 (GM/T 0010): sign, verify.
     Cms(cms_cmd::Args),
+    /// TLS 1.3 with the SM suites (RFC 8998): connect to a server, or serve.
+    Tls(tls_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
         Command::Speed(args) => speed::run(args),
         Command::X509(args) => x509_cmd::run(args),
         Command::Cms(args) => cms_cmd::run(args),
+        Command::Tls(args) => tls_cmd::run(args),
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome.code()),

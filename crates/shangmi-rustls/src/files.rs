@@ -34,8 +34,17 @@ pub fn load_certified_key(
     key: &[u8],
     password: Option<&[u8]>,
 ) -> Result<CertifiedKey, Error> {
-    let certs = load_certificates(chain)?;
-    let key = Sm2SigningKey::from_key_file(key, password)?;
+    certified_key(
+        load_certificates(chain)?,
+        Sm2SigningKey::from_key_file(key, password)?,
+    )
+}
+
+/// [`load_certified_key`] for a chain and a key already read.
+pub fn certified_key(
+    certs: Vec<CertificateDer<'static>>,
+    key: Sm2SigningKey,
+) -> Result<CertifiedKey, Error> {
     let leaf = certs
         .first()
         .ok_or_else(|| Error::General("no certificate in the chain file".into()))?;

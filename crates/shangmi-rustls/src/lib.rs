@@ -51,7 +51,7 @@ use rustls::crypto::tls13::HkdfUsingHmac;
 use rustls::crypto::{CryptoProvider, GetRandomFailed, SecureRandom, WebPkiSupportedAlgorithms};
 use rustls::{CipherSuite, SupportedCipherSuite, Tls13CipherSuite};
 
-pub use files::{load_certificates, load_certified_key, load_roots};
+pub use files::{certified_key, load_certificates, load_certified_key, load_roots};
 pub use kx::{CURVE_SM2, CURVE_SM2_GROUP, CurveSm2, parse_key_share};
 pub use resolve::{SmCertResolver, SmClientCert};
 pub use sign::{SM2_KEYS, SM2SIG_SM3, Sm2KeyProvider, Sm2SigningKey, TLS13_SM2_ID};

@@ -1,0 +1,225 @@
+//! `shangmi tls serve`: an RFC 8998 server that keeps serving whatever its clients do.
+//!
+//! Each connection runs on a thread of its own (small stacks), at most `--max-connections` at
+//! once: beyond that a connection is closed as soon as it is accepted. The handshake has a
+//! deadline and an idle connection a timeout, so stalled, garbage-sending or resetting clients
+//! cost a bounded number of threads for a bounded time. Every connection that fails is logged
+//! in one line on stderr and the server goes on.
+
+use std::io::Write;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use clap::{ArgGroup, Args as ClapArgs};
+use rustls::ServerConfig;
+
+use crate::fail::{Outcome, Result, error};
+use crate::tls_cmd::{Suite, certified_key, group_name, handshake_kind, provider, roots, suite_name};
+use crate::tls_relay::{self, End, Plain};
+
+#[derive(ClapArgs)]
+#[command(group(ArgGroup::new("mode").required(true).args(["echo", "forward", "response"])))]
+pub struct ServeArgs {
+    /// The server's certificate chain (leaf first; PEM or DER).
+    #[arg(long, value_name = "FILE")]
+    cert: PathBuf,
+    /// The certificate's SM2 private key.
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// Intermediate certificates to send after the leaf, if not in --cert.
+    #[arg(long, value_name = "FILE")]
+    chain: Option<PathBuf>,
+    /// Require client certificates chaining to these roots.
+    #[arg(long, value_name = "FILE")]
+    client_ca: Option<PathBuf>,
+    /// Reads the key's password from this file when it is encrypted.
+    #[arg(long, value_name = "F")]
+    password_file: Option<PathBuf>,
+    /// Where to listen, ADDR:PORT (port 0 picks a free one; the line on stderr names it).
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: String,
+    /// Send back whatever each client sends.
+    #[arg(long)]
+    echo: bool,
+    /// Relay each connection to this TCP service (TLS termination).
+    #[arg(long, value_name = "ADDR:PORT")]
+    forward: Option<String>,
+    /// Answer each connection with this text, then close.
+    #[arg(long, value_name = "TEXT")]
+    response: Option<String>,
+    /// Accept only this suite (default: both).
+    #[arg(long, value_enum)]
+    suite: Option<Suite>,
+    /// Connections served at once; more are closed on arrival.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_connections: usize,
+    /// Seconds a client has to complete its handshake.
+    #[arg(long, default_value_t = 10, value_name = "S")]
+    handshake_timeout: u64,
+    /// Seconds without traffic before a connection is closed.
+    #[arg(long, default_value_t = 300, value_name = "S")]
+    idle_timeout: u64,
+}
+
+#[derive(Clone)]
+enum Mode {
+    Echo,
+    Forward(String),
+    Response(Arc<[u8]>),
+}
+
+struct Shared {
+    config: Arc<ServerConfig>,
+    mode: Mode,
+    handshake_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+pub fn serve(a: ServeArgs) -> Result<Outcome> {
+    let provider = provider(a.suite);
+    let mut key = certified_key(&a.cert, &a.key, a.password_file.as_deref())?;
+    if let Some(chain) = &a.chain {
+        let extra = shangmi_rustls::load_certificates(&crate::tls_cmd::read_file(chain)?)
+            .map_err(|e| error(chain.display(), e))?;
+        key.cert.extend(extra);
+    }
+    let builder = ServerConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| error("configuration", e))?;
+    let builder = match &a.client_ca {
+        Some(ca) => builder.with_client_cert_verifier(
+            shangmi_rustls::Sm2ClientVerifier::new(roots(ca)?, provider)
+                .map_err(|e| error(ca.display(), e))?,
+        ),
+        None => builder.with_no_client_auth(),
+    };
+    let mut config =
+        builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
+    config.ticketer = shangmi_rustls::ticketer().map_err(|e| error("session tickets", e))?;
+    let mode = match (a.echo, a.forward, a.response) {
+        (_, Some(f), _) => Mode::Forward(f),
+        (_, _, Some(r)) => Mode::Response(r.into_bytes().into()),
+        _ => Mode::Echo,
+    };
+    let shared = Arc::new(Shared {
+        config: Arc::new(config),
+        mode,
+        handshake_timeout: Duration::from_secs(a.handshake_timeout.max(1)),
+        idle_timeout: Duration::from_secs(a.idle_timeout.max(1)),
+    });
+    let listener = TcpListener::bind(&a.listen).map_err(|e| error(&a.listen, e))?;
+    let local = listener.local_addr().map_err(|e| error(&a.listen, e))?;
+    eprintln!("listening on {local}");
+    let active = Arc::new(AtomicUsize::new(0));
+    loop {
+        let (sock, peer) = match listener.accept() {
+            Ok(c) => c,
+            Err(e) => {
+                // Out of descriptors, a connection reset before accept: log, pause, go on.
+                log(None, format_args!("accept: {}", crate::fail::io_cause(&e)));
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+        };
+        if active.load(Ordering::Acquire) >= a.max_connections.max(1) {
+            log(Some(peer), format_args!("refused: {} connections already", a.max_connections));
+            let _ = sock.shutdown(Shutdown::Both);
+            continue;
+        }
+        active.fetch_add(1, Ordering::AcqRel);
+        let (shared, count) = (Arc::clone(&shared), Arc::clone(&active));
+        let spawned = std::thread::Builder::new()
+            .name(format!("tls {peer}"))
+            .stack_size(256 << 10)
+            .spawn(move || {
+                let line = serve_one(&shared, sock, peer);
+                log(Some(peer), format_args!("{line}"));
+                count.fetch_sub(1, Ordering::AcqRel);
+            });
+        if let Err(e) = spawned {
+            active.fetch_sub(1, Ordering::AcqRel);
+            log(Some(peer), format_args!("no thread for it: {e}"));
+        }
+    }
+}
+
+fn log(peer: Option<SocketAddr>, what: std::fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = match peer {
+        Some(p) => writeln!(err, "shangmi: {p}: {what}"),
+        None => writeln!(err, "shangmi: {what}"),
+    };
+}
+
+/// One connection from accept to close; the line to log about it.
+fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String {
+    let _ = sock.set_nodelay(true);
+    let _ = sock.set_write_timeout(Some(shared.handshake_timeout.max(shared.idle_timeout)));
+    let conn = match rustls::ServerConnection::new(shared.config.clone()) {
+        Ok(c) => c,
+        Err(e) => return format!("connection setup failed: {e}"),
+    };
+    let mut conn = rustls::Connection::Server(conn);
+    if let Err(e) = tls_relay::handshake(&mut conn, &mut sock, shared.handshake_timeout) {
+        return format!("handshake failed: {e}");
+    }
+    let what = format!(
+        "{} {} {}",
+        conn.negotiated_cipher_suite()
+            .map(|s| suite_name(s.suite()))
+            .unwrap_or_default(),
+        conn.negotiated_key_exchange_group()
+            .map(|g| group_name(g.name()))
+            .unwrap_or_default(),
+        handshake_kind(conn.handshake_kind()),
+    );
+    let end = match &shared.mode {
+        Mode::Echo => tls_relay::relay(conn, sock, Plain::Echo, shared.idle_timeout),
+        Mode::Response(r) => {
+            let r = Arc::clone(r);
+            let mut sink = std::io::sink();
+            tls_relay::relay(
+                conn,
+                sock,
+                Plain::Pipe {
+                    source: Box::new(std::io::Cursor::new(r)),
+                    sink: &mut sink,
+                },
+                shared.idle_timeout,
+            )
+        }
+        Mode::Forward(to) => {
+            let backend = match TcpStream::connect(to) {
+                Ok(b) => b,
+                Err(e) => {
+                    let _ = sock.shutdown(Shutdown::Both);
+                    return format!("{what}; forward to {to}: {}", crate::fail::io_cause(&e));
+                }
+            };
+            let reader = match backend.try_clone() {
+                Ok(r) => r,
+                Err(e) => return format!("{what}; forward: {e}"),
+            };
+            let mut sink = backend;
+            let end = tls_relay::relay(
+                conn,
+                sock,
+                Plain::Pipe {
+                    source: Box::new(reader),
+                    sink: &mut sink,
+                },
+                shared.idle_timeout,
+            );
+            let _ = sink.shutdown(Shutdown::Both);
+            end
+        }
+    };
+    match end {
+        End::Clean => format!("{what}, closed"),
+        End::Truncated => format!("{what}, ended without close_notify"),
+        End::Failed(e) => format!("{what}, failed: {e}"),
+    }
+}
