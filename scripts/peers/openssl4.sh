@@ -44,8 +44,6 @@ src="$work/openssl-src-$VERSION/openssl"
 # No openssl.cnf ships with the crate: `req` needs one.
 mkdir -p "$prefix/ssl"
 cat >"$prefix/ssl/openssl.cnf" <<'CNF'
-openssl_conf = openssl_init
-[openssl_init]
 [req]
 distinguished_name = req_dn
 [req_dn]

@@ -164,16 +164,16 @@ pub fn describe_chain(chain: &[CertificateDer<'_>]) -> Vec<String> {
     chain
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            match <shangmi_pki::Certificate as der::Decode>::from_der(c.as_ref()) {
+        .map(
+            |(i, c)| match <shangmi_pki::Certificate as der::Decode>::from_der(c.as_ref()) {
                 Ok(cert) => format!(
                     "{i} s:{} i:{}",
                     cert.tbs_certificate().subject(),
                     cert.tbs_certificate().issuer()
                 ),
                 Err(_) => format!("{i} (unparsable, {} bytes)", c.as_ref().len()),
-            }
-        })
+            },
+        )
         .collect()
 }
 

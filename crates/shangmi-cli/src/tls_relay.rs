@@ -45,7 +45,11 @@ fn flush(conn: &mut Connection, sock: &mut TcpStream) -> io::Result<()> {
 
 /// Completes the handshake within `limit` (a peer that trickles bytes cannot hold it open
 /// longer), writing any alert rustls produced before failing.
-pub fn handshake(conn: &mut Connection, sock: &mut TcpStream, limit: Duration) -> Result<(), String> {
+pub fn handshake(
+    conn: &mut Connection,
+    sock: &mut TcpStream,
+    limit: Duration,
+) -> Result<(), String> {
     let deadline = Instant::now() + limit;
     let mut buf = vec![0u8; 16 << 10];
     let result = (|| {
@@ -62,7 +66,9 @@ pub fn handshake(conn: &mut Connection, sock: &mut TcpStream, limit: Duration) -
                 .map_err(|e| e.to_string())?;
             match read_some(sock, &mut buf) {
                 Ok(None) => continue,
-                Ok(Some(0)) => return Err("the peer closed the connection during the handshake".into()),
+                Ok(Some(0)) => {
+                    return Err("the peer closed the connection during the handshake".into());
+                }
                 Ok(Some(n)) => {
                     conn.read_tls(&mut &buf[..n]).map_err(|e| e.to_string())?;
                     conn.process_new_packets().map_err(|e| e.to_string())?;
@@ -124,10 +130,11 @@ fn deliver(
                 Err(e) => return End::Failed(e.to_string()),
             }
         }
-        if sink.is_none() && !out.is_empty() {
-            if let Err(e) = c.writer().write_all(&out) {
-                return End::Failed(e.to_string());
-            }
+        if sink.is_none()
+            && !out.is_empty()
+            && let Err(e) = c.writer().write_all(&out)
+        {
+            return End::Failed(e.to_string());
         }
         if closed && sink.is_none() {
             c.send_close_notify();
@@ -136,10 +143,10 @@ fn deliver(
             return End::Failed(crate::fail::io_cause(&e));
         }
         drop(c);
-        if let Some(s) = sink.as_mut() {
-            if let Err(e) = s.write_all(&out).and_then(|()| s.flush()) {
-                return End::Failed(format!("writing: {}", crate::fail::io_cause(&e)));
-            }
+        if let Some(s) = sink.as_mut()
+            && let Err(e) = s.write_all(&out).and_then(|()| s.flush())
+        {
+            return End::Failed(format!("writing: {}", crate::fail::io_cause(&e)));
         }
         if closed {
             return End::Clean;
@@ -189,7 +196,10 @@ pub enum Plain<'a> {
 /// with close_notify when its source ends; a peer that then closes ends the relay cleanly.
 pub fn relay(conn: Connection, sock: TcpStream, plain: Plain<'_>, idle: Duration) -> End {
     let conn = Arc::new(Mutex::new(conn));
-    let clone = || sock.try_clone().map_err(|e| End::Failed(crate::fail::io_cause(&e)));
+    let clone = || {
+        sock.try_clone()
+            .map_err(|e| End::Failed(crate::fail::io_cause(&e)))
+    };
     let end = match (plain, clone()) {
         (_, Err(e)) => e,
         (Plain::Echo, Ok(reader)) => deliver(&conn, reader, None, idle),

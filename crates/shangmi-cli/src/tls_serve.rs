@@ -17,7 +17,9 @@ use clap::{ArgGroup, Args as ClapArgs};
 use rustls::ServerConfig;
 
 use crate::fail::{Outcome, Result, error};
-use crate::tls_cmd::{Suite, certified_key, group_name, handshake_kind, provider, roots, suite_name};
+use crate::tls_cmd::{
+    Suite, certified_key, group_name, handshake_kind, provider, roots, suite_name,
+};
 use crate::tls_relay::{self, End, Plain};
 
 #[derive(ClapArgs)]
@@ -96,8 +98,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
         ),
         None => builder.with_no_client_auth(),
     };
-    let mut config =
-        builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
+    let mut config = builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
     config.ticketer = shangmi_rustls::ticketer().map_err(|e| error("session tickets", e))?;
     let mode = match (a.echo, a.forward, a.response) {
         (_, Some(f), _) => Mode::Forward(f),
@@ -125,7 +126,10 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
             }
         };
         if active.load(Ordering::Acquire) >= a.max_connections.max(1) {
-            log(Some(peer), format_args!("refused: {} connections already", a.max_connections));
+            log(
+                Some(peer),
+                format_args!("refused: {} connections already", a.max_connections),
+            );
             let _ = sock.shutdown(Shutdown::Both);
             continue;
         }

@@ -1,0 +1,268 @@
+//! What the TLS test files share: the peers (built once into a cache outside the repository),
+//! a PKI made by shangmi, servers started in the background and stopped on drop.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Under CI=true a peer that cannot be built fails the test; elsewhere it is skipped.
+pub fn unavailable(what: &str, why: &str) -> Option<PathBuf> {
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("CI=true and {what} is not available: {why}");
+    }
+    eprintln!("{what} is not available ({why}): its interop tests are skipped");
+    None
+}
+
+/// OpenSSL 4.0's `openssl` command (scripts/peers/openssl4.sh builds it once, about 3 min).
+pub fn openssl4() -> Option<PathBuf> {
+    static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/peers/openssl4.sh");
+        match Command::new(&script).stderr(Stdio::piped()).output() {
+            Ok(o) if o.status.success() => {
+                let prefix = String::from_utf8_lossy(&o.stdout).trim().to_string();
+                Some(Path::new(&prefix).join("bin/openssl"))
+            }
+            Ok(o) => unavailable(
+                "OpenSSL 4.0",
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("build failed"),
+            ),
+            Err(e) => unavailable("OpenSSL 4.0", &e.to_string()),
+        }
+    })
+    .clone()
+}
+
+pub fn shangmi() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_shangmi"))
+}
+
+/// Runs shangmi in `dir`; panics with its stderr if it fails.
+pub fn shangmi_ok(dir: &Path, args: &[&str]) {
+    let o = shangmi().args(args).current_dir(dir).output().unwrap();
+    assert!(
+        o.status.success(),
+        "shangmi {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// ca.pem/ca.key, server.pem (DNS:localhost, chain with the CA)/server.key,
+/// client.pem/client.key: every file made by shangmi.
+pub fn shangmi_pki(dir: &Path) {
+    for k in ["ca", "server", "client"] {
+        shangmi_ok(dir, &["sm2", "keygen", "-o", &format!("{k}.key")]);
+    }
+    shangmi_ok(
+        dir,
+        &[
+            "x509",
+            "req",
+            "--key",
+            "ca.key",
+            "--subject",
+            "/C=CN/O=shangmi test/CN=Test Root",
+            "-o",
+            "ca.csr",
+        ],
+    );
+    shangmi_ok(
+        dir,
+        &[
+            "x509", "sign", "--csr", "ca.csr", "--self", "--key", "ca.key", "--ca", "--days",
+            "3650", "-o", "ca.pem",
+        ],
+    );
+    shangmi_ok(
+        dir,
+        &[
+            "x509",
+            "req",
+            "--key",
+            "server.key",
+            "--subject",
+            "/CN=localhost",
+            "--san",
+            "DNS:localhost",
+            "-o",
+            "server.csr",
+        ],
+    );
+    shangmi_ok(
+        dir,
+        &[
+            "x509",
+            "sign",
+            "--csr",
+            "server.csr",
+            "--ca-cert",
+            "ca.pem",
+            "--ca-key",
+            "ca.key",
+            "--days",
+            "365",
+            "-o",
+            "server.pem",
+        ],
+    );
+    shangmi_ok(
+        dir,
+        &[
+            "x509",
+            "req",
+            "--key",
+            "client.key",
+            "--subject",
+            "/CN=client",
+            "-o",
+            "client.csr",
+        ],
+    );
+    shangmi_ok(
+        dir,
+        &[
+            "x509",
+            "sign",
+            "--csr",
+            "client.csr",
+            "--ca-cert",
+            "ca.pem",
+            "--ca-key",
+            "ca.key",
+            "--days",
+            "365",
+            "-o",
+            "client.pem",
+        ],
+    );
+}
+
+/// A background process, killed on drop.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port (released again: a peer binds it next).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something accepts on `port`.
+pub fn wait_for(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `shangmi tls serve args...` on a free port; returns once it says it listens.
+pub fn shangmi_server(dir: &Path, args: &[&str]) -> Server {
+    let mut child = shangmi()
+        .args(["tls", "serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let port = line
+        .trim()
+        .strip_prefix("listening on 127.0.0.1:")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .parse()
+        .unwrap();
+    // Keep draining the log so the server never blocks on a full pipe.
+    std::thread::spawn(move || {
+        for l in err.lines().map_while(Result::ok) {
+            eprintln!("[server] {l}");
+        }
+    });
+    Server { child, port }
+}
+
+/// Any peer server command, given its port; returns once it accepts.
+pub fn peer_server(dir: &Path, mut cmd: Command, port: u16) -> Server {
+    let child = cmd
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(port);
+    Server { child, port }
+}
+
+/// Output of a finished command with stdin fed, bounded in time.
+pub struct Ran {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run_with(dir: &Path, cmd: &mut Command, stdin: &[u8], limit: Duration) -> Ran {
+    use std::io::{Read, Write};
+    let mut child = cmd
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            String::from_utf8_lossy(&v).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if Instant::now() > deadline {
+            // Still ours (not reaped): killing it cannot hit another process.
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Ran {
+        code: status.and_then(|s| s.code()),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
