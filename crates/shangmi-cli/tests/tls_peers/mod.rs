@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Under CI=true a peer that cannot be built fails the test; elsewhere it is skipped.
-pub fn unavailable(what: &str, why: &str) -> Option<PathBuf> {
+pub fn unavailable<T>(what: &str, why: &str) -> Option<T> {
     if std::env::var("CI").as_deref() == Ok("true") {
         panic!("CI=true and {what} is not available: {why}");
     }
@@ -265,4 +265,37 @@ pub fn run_with(dir: &Path, cmd: &mut Command, stdin: &[u8], limit: Duration) ->
         stdout: out.join().unwrap(),
         stderr: err.join().unwrap(),
     }
+}
+
+/// The classpath of BouncyCastle's TLS peer (interop/bctls, built with Maven once per test
+/// binary; Maven caches the jars outside the repository).
+pub fn bctls() -> Option<String> {
+    static CP: OnceLock<Option<String>> = OnceLock::new();
+    CP.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/bctls");
+        match Command::new("mvn")
+            .args(["-q", "-B", "package", "-DskipTests"])
+            .current_dir(&dir)
+            .output()
+        {
+            Ok(o) if o.status.success() => {
+                let target = dir.join("target");
+                Some(format!(
+                    "{}:{}/*",
+                    target.join("bctls-peer-0.1.0.jar").display(),
+                    target.join("lib").display()
+                ))
+            }
+            Ok(o) => unavailable("BouncyCastle bctls", &String::from_utf8_lossy(&o.stdout)),
+            Err(e) => unavailable("BouncyCastle bctls (mvn)", &e.to_string()),
+        }
+    })
+    .clone()
+}
+
+/// `java Peer args...` from the bctls classpath.
+pub fn bctls_peer(cp: &str) -> Command {
+    let mut c = Command::new("java");
+    c.args(["-cp", cp, "Peer"]);
+    c
 }
