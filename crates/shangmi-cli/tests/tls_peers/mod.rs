@@ -17,27 +17,35 @@ pub fn unavailable<T>(what: &str, why: &str) -> Option<T> {
     None
 }
 
-/// OpenSSL 4.0's `openssl` command (scripts/peers/openssl4.sh builds it once, about 3 min).
-pub fn openssl4() -> Option<PathBuf> {
-    static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/peers/openssl4.sh");
-        match Command::new(&script).stderr(Stdio::piped()).output() {
-            Ok(o) if o.status.success() => {
-                let prefix = String::from_utf8_lossy(&o.stdout).trim().to_string();
-                Some(Path::new(&prefix).join("bin/openssl"))
-            }
-            Ok(o) => unavailable(
-                "OpenSSL 4.0",
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("build failed"),
-            ),
-            Err(e) => unavailable("OpenSSL 4.0", &e.to_string()),
-        }
-    })
-    .clone()
+/// A peer's command-line tool built by scripts/peers/build.sh (once; about 2-4 min each,
+/// cached outside the repository): "openssl4" (OpenSSL 4.0) or "tongsuo" (Tongsuo 8.5).
+pub fn peer_tool(name: &'static str) -> Option<PathBuf> {
+    type Built = Vec<(&'static str, Option<PathBuf>)>;
+    static TOOLS: std::sync::Mutex<Built> = std::sync::Mutex::new(Vec::new());
+    let mut tools = TOOLS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, path)) = tools.iter().find(|(n, _)| *n == name) {
+        return path.clone();
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/peers/build.sh");
+    let path = match Command::new(&script)
+        .arg(name)
+        .stderr(Stdio::piped())
+        .output()
+    {
+        Ok(o) if o.status.success() => Some(PathBuf::from(
+            String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        )),
+        Ok(o) => unavailable(
+            name,
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .last()
+                .unwrap_or("build failed"),
+        ),
+        Err(e) => unavailable(name, &e.to_string()),
+    };
+    tools.push((name, path.clone()));
+    path
 }
 
 pub fn shangmi() -> Command {
