@@ -14,6 +14,8 @@ mod report;
 mod sm2_ops;
 mod sm3_ops;
 mod sm4_ops;
+mod tls_openssl4;
+mod tls_ops;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -106,8 +108,36 @@ fn main() -> ExitCode {
         env.versions.extend(g.versions.iter().cloned());
     }
     drop(go);
+    let tls = args.only.as_deref().is_none_or(|o| {
+        o.split(',')
+            .any(|o| "tls13".contains(o) || o.contains("tls"))
+    });
+    let mut tls_text = String::new();
+    let mut tls_figures = Vec::new();
+    if tls {
+        eprintln!("  TLS 1.3 handshakes and records");
+        let peer = tls_openssl4::start();
+        let mut extra = || match &peer {
+            Ok(p) => p
+                .round(plan.slice)
+                .into_iter()
+                .map(|(op, r)| (op, tls_ops::OPENSSL4.to_string(), r))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        tls_figures = tls_ops::measure(&plan, &mut extra);
+        tls_text = tls_ops::markdown(
+            &tls_figures,
+            peer.as_ref()
+                .map(|p| p.version.as_str())
+                .map_err(|e| e.as_str()),
+        );
+    }
+    // The TLS figures have their own table (their references are not the algorithm peers).
     let mut text = report::markdown(&env, &figures, &plan, started.elapsed());
+    text.push_str(&tls_text);
     text.push_str(&published::markdown(&figures));
+    figures.extend(tls_figures);
     print!("{text}");
     if let Some(dir) = &args.report
         && let Err(e) = report::write_dir(dir, &text, &env, &figures)

@@ -115,16 +115,21 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     Ok(read_small(path, FILE_LIMIT)?.to_vec())
 }
 
-/// A certificate chain and its key, from files.
+/// A certificate chain and its key, from files; a server's key signs from a presign pool.
 pub fn certified_key(
     cert: &Path,
     key: &Path,
     password_file: Option<&Path>,
+    presign: bool,
 ) -> Result<rustls::sign::CertifiedKey> {
     let chain = shangmi_rustls::load_certificates(&read_file(cert)?)
         .map_err(|e| error(cert.display(), e))?;
-    let key_pair = crate::keyio::private_key(key, password_file)?;
-    shangmi_rustls::certified_key(chain, shangmi_rustls::Sm2SigningKey::new(key_pair))
+    let mut signer =
+        shangmi_rustls::Sm2SigningKey::new(crate::keyio::private_key(key, password_file)?);
+    if presign {
+        signer = signer.with_presign_pool(64);
+    }
+    shangmi_rustls::certified_key(chain, signer)
         .map_err(|e| error(format!("{} with {}", cert.display(), key.display()), e))
 }
 
@@ -252,7 +257,7 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         .with_custom_certificate_verifier(verifier.clone());
     let config = match (&a.cert, &a.key) {
         (Some(cert), Some(key)) => {
-            let key = certified_key(cert, key, a.password_file.as_deref())?;
+            let key = certified_key(cert, key, a.password_file.as_deref(), false)?;
             builder.with_client_cert_resolver(Arc::new(shangmi_rustls::SmClientCert::new(key)))
         }
         _ => builder.with_no_client_auth(),

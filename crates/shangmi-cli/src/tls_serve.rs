@@ -64,6 +64,11 @@ pub struct ServeArgs {
     /// Seconds without traffic before a connection is closed.
     #[arg(long, default_value_t = 300, value_name = "S")]
     idle_timeout: u64,
+    /// Sign each handshake with a nonce hedged with the key and the transcript instead of
+    /// one prepared in a batch from the system's generator (slower; for a generator you do
+    /// not trust).
+    #[arg(long)]
+    hedged: bool,
 }
 
 #[derive(Clone)]
@@ -82,7 +87,7 @@ struct Shared {
 
 pub fn serve(a: ServeArgs) -> Result<Outcome> {
     let provider = provider(a.suite);
-    let mut key = certified_key(&a.cert, &a.key, a.password_file.as_deref())?;
+    let mut key = certified_key(&a.cert, &a.key, a.password_file.as_deref(), !a.hedged)?;
     if let Some(chain) = &a.chain {
         let extra = shangmi_rustls::load_certificates(&crate::tls_cmd::read_file(chain)?)
             .map_err(|e| error(chain.display(), e))?;

@@ -6,7 +6,7 @@
 //! are signed with. Z (the hash of the ID, the curve and the public key) depends only on the
 //! key, so it is computed once when the key is loaded.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pki_types::{PrivateKeyDer, SubjectPublicKeyInfoDer};
 use rustls::crypto::KeyProvider;
@@ -31,6 +31,9 @@ pub struct Sm2SigningKey {
     /// Z for [`TLS13_SM2_ID`].
     z: [u8; 32],
     spki: Vec<u8>,
+    /// Nonces prepared in batches ([`Sm2SigningKey::with_presign_pool`]), shared by every
+    /// signer of this key.
+    pool: Option<Arc<Mutex<sm2::PresignPool>>>,
 }
 
 impl core::fmt::Debug for Sm2SigningKey {
@@ -51,7 +54,17 @@ impl Sm2SigningKey {
             key: Arc::new(key),
             z,
             spki,
+            pool: None,
         }
+    }
+
+    /// Signs with nonces prepared `batch` at a time and one shared inversion per batch: about
+    /// a fifth of the cost of a signature, for servers that make many handshakes. The nonces
+    /// then come from the operating system's generator alone, not hedged with the key and the
+    /// message (see [`shangmi::sm2::PresignPool`]).
+    pub fn with_presign_pool(mut self, batch: usize) -> Self {
+        self.pool = Some(Arc::new(Mutex::new(sm2::PresignPool::new(batch))));
+        self
     }
 
     /// Reads a private key file of any form the library reads: PKCS#8 or SEC1, PEM or DER
@@ -75,6 +88,7 @@ impl SigningKey for Sm2SigningKey {
             Box::new(Sm2Signer {
                 key: Arc::clone(&self.key),
                 z: self.z,
+                pool: self.pool.clone(),
             }) as Box<dyn Signer>
         })
     }
@@ -91,6 +105,7 @@ impl SigningKey for Sm2SigningKey {
 struct Sm2Signer {
     key: Arc<sm2::SigningKey>,
     z: [u8; 32],
+    pool: Option<Arc<Mutex<sm2::PresignPool>>>,
 }
 
 impl core::fmt::Debug for Sm2Signer {
@@ -104,10 +119,17 @@ impl Signer for Sm2Signer {
         let mut h = Sm3::new();
         h.update(&self.z);
         h.update(message);
-        let sig = self
-            .key
-            .sign_digest(&h.finalize())
-            .map_err(|e| Error::General(format!("SM2 signing failed: {e}")))?;
+        let e = h.finalize();
+        let sig = match &self.pool {
+            Some(pool) => {
+                // A poisoned lock only means another signer panicked; the pool's slots are
+                // wiped as they are handed out, so what remains is still unused.
+                let mut pool = pool.lock().unwrap_or_else(|p| p.into_inner());
+                self.key.sign_digest_with_pool(&mut pool, &e)
+            }
+            None => self.key.sign_digest(&e),
+        }
+        .map_err(|e| Error::General(format!("SM2 signing failed: {e}")))?;
         // DER, as ECDSA's schemes and every RFC 8998 peer encode it.
         Ok(sig.to_der())
     }

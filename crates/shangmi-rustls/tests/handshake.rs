@@ -226,3 +226,23 @@ fn a_certificate_verify_made_with_the_default_id_is_refused() {
         Error::InvalidCertificate(CertificateError::BadSignature)
     );
 }
+
+#[test]
+fn a_server_key_with_a_presign_pool_signs_across_refills() {
+    let pki = pki();
+    let key = shangmi_rustls::Sm2SigningKey::from_key_file(pki.server_key_pem.as_bytes(), None)
+        .unwrap()
+        .with_presign_pool(3);
+    let certified = shangmi_rustls::certified_key(der_certs(&pki.server_chain_pem), key).unwrap();
+    let mut server = server_config(&pki, sm_provider(), false);
+    server.cert_resolver = Arc::new(shangmi_rustls::SmCertResolver::new(certified));
+    let server = Arc::new(server);
+    let mut client = client_config(&pki, sm_provider(), false);
+    client.resumption = rustls::client::Resumption::disabled();
+    let client = Arc::new(client);
+    for _ in 0..10 {
+        let (c, _, r) = connect(&client, &server);
+        r.unwrap();
+        assert_eq!(c.handshake_kind(), Some(HandshakeKind::Full));
+    }
+}

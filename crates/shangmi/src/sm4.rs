@@ -234,17 +234,18 @@ impl Sm4 {
 
     fn with_engine(key: &[u8; KEY_SIZE], engine: Engine, profile: Backend) -> Self {
         let mut rk = expand_key(key);
-        let mut rev = rk;
-        rev.reverse();
-        let s = Sm4 {
-            enc: Schedule::new(rk, engine),
-            dec: Schedule::new(rev, engine),
+        let enc = Schedule::new(rk, engine);
+        // Decryption runs the same keys backwards: reversed, not converted again.
+        let mut dec = enc.clone();
+        dec.rk.reverse();
+        dec.rk_a1.reverse();
+        rk.zeroize();
+        Sm4 {
+            enc,
+            dec,
             engine,
             profile,
-        };
-        rk.zeroize();
-        rev.zeroize();
-        s
+        }
     }
 
     /// Encrypts one block in place.

@@ -28,8 +28,9 @@ pub(crate) fn hkey(h: u128) -> u128 {
 }
 
 /// `hkey` forms of H^1 ..= H^N, each power one portable multiplication from the one before
-/// (key setup only: N - 1 products, where recomputing each power from H took N(N-1)/2).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+/// (key setup only: N - 1 products, where recomputing each power from H took N(N-1)/2). The
+/// x86 backends make theirs with PCLMULQDQ (`x86_clmul::powers`); the tests check both agree.
+#[cfg(any(target_arch = "aarch64", all(test, target_arch = "x86_64")))]
 pub(crate) fn hkey_powers<const N: usize>(h: u128) -> [u128; N] {
     let k = hkey(h);
     let mut acc = h;
@@ -52,7 +53,7 @@ pub(crate) struct Powers8 {
     pub(crate) powers: [u128; 8],
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(target_arch = "aarch64")]
 impl Powers8 {
     pub(crate) fn new(h: u128) -> Self {
         Powers8 {
@@ -162,11 +163,16 @@ impl GHashKey {
         let engine = match GHashImpl::within(profile) {
             GHashImpl::Soft => Engine::Soft(hkey(h)),
             #[cfg(target_arch = "x86_64")]
-            GHashImpl::Clmul(t) => Engine::Clmul(t, x86_clmul::Key::new(h)),
+            GHashImpl::Clmul(t) => Engine::Clmul(
+                t,
+                Powers8 {
+                    powers: x86_clmul::powers(t, h),
+                },
+            ),
             #[cfg(target_arch = "x86_64")]
-            GHashImpl::VpclmulAvx2(t) => Engine::VpclmulAvx2(t, x86_vpclmul::Key::new(h)),
+            GHashImpl::VpclmulAvx2(t) => Engine::VpclmulAvx2(t, x86_vpclmul::Key::new(t.avx2(), h)),
             #[cfg(target_arch = "x86_64")]
-            GHashImpl::Vpclmul(t) => Engine::Vpclmul(t, x86_vpclmul::Key::new(h)),
+            GHashImpl::Vpclmul(t) => Engine::Vpclmul(t, x86_vpclmul::Key::new(t.avx2(), h)),
             #[cfg(target_arch = "aarch64")]
             GHashImpl::Pmull(t) => Engine::Pmull(t, Powers8::new(h)),
         };
@@ -235,5 +241,28 @@ impl Drop for GHashKey {
         if let Engine::Soft(k) = &mut self.engine {
             k.zeroize();
         }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clmul_key_powers_match_the_portable_ones() {
+        let Some(t) = crate::cpu::Avx2::get() else {
+            return;
+        };
+        let mut h = 0x66e9_4bd4_ef8a_2c3b_884c_fa59_ca34_2b2e_u128;
+        for _ in 0..64 {
+            assert_eq!(x86_clmul::powers::<16>(t, h), hkey_powers::<16>(h));
+            // An LCG walk through keys, top bits included (hkey's reduction).
+            h = h.wrapping_mul(0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15) ^ (h >> 61);
+        }
+        assert_eq!(x86_clmul::powers::<4>(t, 0), [0; 4]);
+        assert_eq!(
+            x86_clmul::powers::<4>(t, u128::MAX),
+            hkey_powers::<4>(u128::MAX)
+        );
     }
 }

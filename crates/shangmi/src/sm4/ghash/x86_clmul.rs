@@ -14,6 +14,28 @@ pub(crate) fn update(_token: Avx2, key: &Key, acc: u128, blocks: &[Block]) -> u1
     unsafe { update_clmul(&key.powers, acc, blocks) }
 }
 
+/// `hkey` forms of H^1 ..= H^N (the same as [`super::hkey_powers`]) with PCLMULQDQ: key setup
+/// runs once per GCM key, and TLS makes four keys per handshake on each side.
+pub(crate) fn powers<const N: usize>(_token: Avx2, h: u128) -> [u128; N] {
+    // SAFETY: the token proves PCLMULQDQ and SSSE3 (the AVX2 tier).
+    unsafe { powers_clmul(h) }
+}
+
+#[target_feature(enable = "pclmulqdq,ssse3")]
+fn powers_clmul<const N: usize>(h: u128) -> [u128; N] {
+    let k = load_u128(&super::hkey(h));
+    let mut acc = load_u128(&h);
+    let mut out = [0u128; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        if i > 0 {
+            let (lo, hi, mid) = product(acc, k);
+            acc = reduce(lo, hi, mid);
+        }
+        *o = super::hkey(store_u128(acc));
+    }
+    out
+}
+
 #[inline(always)]
 pub(crate) fn load_u128(v: &u128) -> __m128i {
     // SAFETY: a 16-byte unaligned load from a u128; SSE2 is part of x86-64.

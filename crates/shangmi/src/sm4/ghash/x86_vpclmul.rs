@@ -6,7 +6,6 @@
 
 use core::arch::x86_64::*;
 
-use super::hkey_powers;
 use super::x86_clmul::{self, load_u128, reduce, store_u128};
 use crate::cpu::{Avx512, Vaes};
 use crate::sm4::Block;
@@ -22,8 +21,8 @@ pub(crate) struct Key {
 }
 
 impl Key {
-    pub(crate) fn new(h: u128) -> Self {
-        let mut p: [u128; 16] = hkey_powers(h);
+    pub(crate) fn new(token: crate::cpu::Avx2, h: u128) -> Self {
+        let mut p: [u128; 16] = super::x86_clmul::powers(token, h);
         let key = Key {
             ymm: core::array::from_fn(|j| core::array::from_fn(|l| p[7 - 2 * j - l])),
             zmm: core::array::from_fn(|j| core::array::from_fn(|l| p[15 - 4 * j - l])),
