@@ -246,3 +246,70 @@ fn a_server_key_with_a_presign_pool_signs_across_refills() {
         assert_eq!(c.handshake_kind(), Some(HandshakeKind::Full));
     }
 }
+
+#[test]
+fn every_certificate_encoding_met_in_practice_is_served_and_verified() {
+    for bare_key in [false, true] {
+        for null_params in [false, true] {
+            let pki = common::pki_encoded(bare_key, null_params);
+            // The variant really is in the certificate the server sends.
+            let leaf = &der_certs(&pki.server_chain_pem)[0];
+            let bare_spki = [
+                0x30, 0x0a, 0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d,
+            ];
+            assert_eq!(leaf.as_ref().windows(12).any(|w| w == bare_spki), bare_key);
+            let server = Arc::new(server_config(&pki, sm_provider(), false));
+            let client = Arc::new(client_config(&pki, sm_provider(), false));
+            let (mut c, mut s, r) = connect(&client, &server);
+            r.unwrap_or_else(|e| panic!("bare key {bare_key}, NULL {null_params}: {e}"));
+            assert_eq!(send(&mut c, &mut s, b"ok"), b"ok");
+        }
+    }
+}
+
+#[test]
+fn one_server_serves_sm_clients_and_international_ones() {
+    let pki = pki();
+    let base = || rustls::crypto::aws_lc_rs::default_provider();
+    let both = Arc::new(shangmi_rustls::beside(base()));
+    // The international certificate: ECDSA P-256 for localhost, self-signed.
+    let ecdsa = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let ecdsa_der = ecdsa.cert.der().clone();
+    let ecdsa_key =
+        rustls::pki_types::PrivateKeyDer::try_from(ecdsa.signing_key.serialize_der()).unwrap();
+    let international =
+        rustls::sign::CertifiedKey::from_der(vec![ecdsa_der.clone()], ecdsa_key, &both).unwrap();
+    let sm = shangmi_rustls::load_certified_key(
+        pki.server_chain_pem.as_bytes(),
+        pki.server_key_pem.as_bytes(),
+        None,
+    )
+    .unwrap();
+    let mut server = server_config(&pki, both.clone(), false);
+    server.cert_resolver =
+        Arc::new(shangmi_rustls::SmCertResolver::new(sm).with_international(international));
+    let server = Arc::new(server);
+    // An SM client gets the SM2 certificate and an SM suite.
+    let sm_client = Arc::new(client_config(&pki, sm_provider(), false));
+    let (c, _, r) = connect(&sm_client, &server);
+    r.unwrap();
+    assert_eq!(
+        u16::from(c.negotiated_cipher_suite().unwrap().suite()),
+        0x00C6
+    );
+    // A client with rustls' own provider gets the ECDSA certificate and an AES suite.
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(ecdsa_der).unwrap();
+    let intl_client = Arc::new(
+        rustls::ClientConfig::builder_with_provider(Arc::new(base()))
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth(),
+    );
+    let (mut c, mut s, r) = connect(&intl_client, &server);
+    r.unwrap();
+    let suite = u16::from(c.negotiated_cipher_suite().unwrap().suite());
+    assert!(![0x00C6, 0x00C7].contains(&suite), "{suite:#x}");
+    assert_eq!(send(&mut c, &mut s, b"intl"), b"intl");
+}

@@ -202,3 +202,110 @@ pub fn send(from: &mut dyn Pump, to: &mut dyn Pump, data: &[u8]) -> Vec<u8> {
 pub fn der_certs(pem: &str) -> Vec<CertificateDer<'static>> {
     shangmi_rustls::load_certificates(pem.as_bytes()).unwrap()
 }
+
+/// One DER element: (tag, contents) and its whole encoding.
+fn tlv(der: &[u8]) -> (u8, &[u8], usize) {
+    let tag = der[0];
+    let (len, head) = match der[1] {
+        n if n < 0x80 => (n as usize, 2),
+        0x81 => (der[2] as usize, 3),
+        0x82 => (((der[2] as usize) << 8) | der[3] as usize, 4),
+        _ => panic!("length form"),
+    };
+    (tag, &der[head..head + len], head + len)
+}
+
+fn encode(tag: u8, contents: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    match contents.len() {
+        n if n < 0x80 => out.push(n as u8),
+        n if n < 0x100 => out.extend([0x81, n as u8]),
+        n => out.extend([0x82, (n >> 8) as u8, n as u8]),
+    }
+    out.extend_from_slice(contents);
+    out
+}
+
+fn children(mut contents: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while !contents.is_empty() {
+        let (_, _, n) = tlv(contents);
+        out.push(contents[..n].to_vec());
+        contents = &contents[n..];
+    }
+    out
+}
+
+/// `cert` (DER) rewritten in the encodings other issuers use, and signed again by `issuer`:
+/// the key as the bare SM2 OID instead of id-ecPublicKey + the curve, and/or the signature
+/// algorithm with NULL parameters.
+pub fn reencode(cert: &[u8], issuer: &SigningKey, bare_key: bool, null_params: bool) -> Vec<u8> {
+    const SM2: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d];
+    const SM2_SM3: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x75];
+    let alg = if null_params {
+        encode(0x30, &[SM2_SM3, &[0x05, 0x00]].concat())
+    } else {
+        encode(0x30, SM2_SM3)
+    };
+    let (_, cert_body, _) = tlv(cert);
+    let parts = children(cert_body);
+    let (_, tbs_body, _) = tlv(&parts[0]);
+    let mut fields = children(tbs_body);
+    // version [0], serial, signature, issuer, validity, subject, subjectPublicKeyInfo, ...
+    fields[2] = alg.clone();
+    if bare_key {
+        let (_, spki_body, _) = tlv(&fields[6]);
+        let spki = children(spki_body);
+        fields[6] = encode(0x30, &[encode(0x30, SM2), spki[1].clone()].concat());
+    }
+    let tbs = encode(0x30, &fields.concat());
+    let sig = issuer.sign(&tbs).unwrap().to_der();
+    let mut bits = vec![0u8];
+    bits.extend_from_slice(&sig);
+    encode(0x30, &[tbs, alg, encode(0x03, &bits)].concat())
+}
+
+/// A root and a server leaf whose own encodings are chosen (see [`reencode`]).
+pub fn pki_encoded(bare_key: bool, null_params: bool) -> Pki {
+    let root_key = SigningKey::random().unwrap();
+    let root = self_signed(&root_key, "/CN=Variant Root", &Issue::ca(3650)).unwrap();
+    let key = SigningKey::random().unwrap();
+    let csr = request(&key, "/CN=localhost", &["DNS:localhost"]).unwrap();
+    let leaf = sign_request(&csr, &root, &root_key, &Issue::leaf(365)).unwrap();
+    let leaf = reencode(&leaf.to_der().unwrap(), &root_key, bare_key, null_params);
+    let leaf_pem = format!(
+        "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+        base64(&leaf)
+    );
+    Pki {
+        root_pem: pem(&root),
+        server_chain_pem: leaf_pem,
+        server_key_pem: key.to_pkcs8_pem().unwrap().to_string(),
+        client_chain_pem: String::new(),
+        client_key_pem: String::new(),
+    }
+}
+
+fn base64(data: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for (i, chunk) in data.chunks(3).enumerate() {
+        if i > 0 && i % 16 == 0 {
+            out.push('\n');
+        }
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * k)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
