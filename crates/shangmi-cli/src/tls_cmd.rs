@@ -278,7 +278,12 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         conn.send_close_notify();
         let sink: &mut dyn std::io::Write = &mut std::io::sink();
         let source = Box::new(std::io::empty());
-        let _ = tls_relay::relay(conn, sock, Plain::Pipe { source, sink }, timeout);
+        let plain = Plain::Pipe {
+            source,
+            sink,
+            on_close: None,
+        };
+        let _ = tls_relay::relay(conn, sock, plain, timeout);
         eprintln!("first connection closed; resuming");
         // What the second handshake verifies, if anything, is what to report.
         *verifier.scheme.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -314,6 +319,7 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         Plain::Pipe {
             source: Box::new(std::io::stdin()),
             sink: &mut stdout,
+            on_close: None,
         },
         Duration::from_secs(a.idle_timeout.max(1)),
     );

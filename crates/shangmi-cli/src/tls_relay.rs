@@ -184,11 +184,14 @@ fn lock(conn: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 pub enum Plain<'a> {
     /// Plaintext goes back to the peer.
     Echo,
-    /// `source` is sent (from a thread of its own, not joined: a source such as stdin may
-    /// block after the peer is done); the peer's plaintext goes to `sink`.
+    /// `source` is sent (from a thread of its own); the peer's plaintext goes to `sink`.
     Pipe {
         source: Box<dyn Read + Send>,
         sink: &'a mut dyn Write,
+        /// When the peer closes cleanly: called (to pass the close on, as a half-close of a
+        /// back end), and then the sending side is waited for, until its source ends. Without
+        /// it the sending thread is not waited for: a source such as stdin may never end.
+        on_close: Option<Box<dyn FnOnce() + 'a>>,
     },
 }
 
@@ -203,14 +206,26 @@ pub fn relay(conn: Connection, sock: TcpStream, plain: Plain<'_>, idle: Duration
     let end = match (plain, clone()) {
         (_, Err(e)) => e,
         (Plain::Echo, Ok(reader)) => deliver(&conn, reader, None, idle),
-        (Plain::Pipe { mut source, sink }, Ok(reader)) => match clone() {
+        (
+            Plain::Pipe {
+                mut source,
+                sink,
+                on_close,
+            },
+            Ok(reader),
+        ) => match clone() {
             Err(e) => e,
             Ok(writer) => {
                 let c = Arc::clone(&conn);
-                std::thread::spawn(move || {
+                let sending = std::thread::spawn(move || {
                     let _ = send(&c, writer, &mut *source);
                 });
-                deliver(&conn, reader, Some(sink), idle)
+                let end = deliver(&conn, reader, Some(sink), idle);
+                if let (End::Clean, Some(close)) = (&end, on_close) {
+                    close();
+                    let _ = sending.join();
+                }
+                end
             }
         },
     };

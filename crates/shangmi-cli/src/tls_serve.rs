@@ -196,6 +196,7 @@ fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String 
                 Plain::Pipe {
                     source: Box::new(std::io::Cursor::new(r)),
                     sink: &mut sink,
+                    on_close: None,
                 },
                 shared.idle_timeout,
             )
@@ -208,9 +209,11 @@ fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String 
                     return format!("{what}; forward to {to}: {}", crate::fail::io_cause(&e));
                 }
             };
-            let reader = match backend.try_clone() {
-                Ok(r) => r,
-                Err(e) => return format!("{what}; forward: {e}"),
+            // The back end gets the idle timeout too: a silent one cannot hold the thread.
+            let _ = backend.set_read_timeout(Some(shared.idle_timeout));
+            let (reader, closer) = match (backend.try_clone(), backend.try_clone()) {
+                (Ok(r), Ok(c)) => (r, c),
+                (Err(e), _) | (_, Err(e)) => return format!("{what}; forward: {e}"),
             };
             let mut sink = backend;
             let end = tls_relay::relay(
@@ -219,6 +222,11 @@ fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String 
                 Plain::Pipe {
                     source: Box::new(reader),
                     sink: &mut sink,
+                    // The client is done sending: the back end reads end-of-file, and its
+                    // answer still reaches the client before the connection closes.
+                    on_close: Some(Box::new(move || {
+                        let _ = closer.shutdown(Shutdown::Write);
+                    })),
                 },
                 shared.idle_timeout,
             );

@@ -215,3 +215,52 @@ fn connections_over_the_limit_are_refused_and_the_rest_served() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+#[test]
+fn forward_mode_puts_tls_in_front_of_a_tcp_service() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    shangmi_pki(d);
+    // A plain TCP service: answers each line in upper case, then closes after end-of-file.
+    let backend = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let backend_addr = backend.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for sock in backend.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut out = sock.try_clone().unwrap();
+                for line in BufReader::new(sock).lines().map_while(Result::ok) {
+                    let _ = writeln!(out, "{}", line.to_uppercase());
+                }
+            });
+        }
+    });
+    let server = shangmi_server(
+        d,
+        &[
+            "--cert",
+            "server.pem",
+            "--key",
+            "server.key",
+            "--forward",
+            &backend_addr,
+        ],
+    );
+    let addr = format!("127.0.0.1:{}", server.port);
+    let r = run_with(
+        d,
+        shangmi().args([
+            "tls",
+            "connect",
+            &addr,
+            "--ca",
+            "ca.pem",
+            "--servername",
+            "localhost",
+        ]),
+        b"hello\nrfc 8998\n",
+        Duration::from_secs(20),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "HELLO\nRFC 8998\n");
+}

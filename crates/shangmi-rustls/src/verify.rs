@@ -127,6 +127,29 @@ pub fn verify_tls13_sm2(
     Ok(HandshakeSignatureValid::assertion())
 }
 
+/// webpki checks extended key usage but not key usage: an end-entity certificate whose key
+/// usage is present and leaves out digitalSignature may not sign a handshake (RFC 5280
+/// section 4.2.1.3; GM/T 0015 issues separate signing and encryption certificates, and an
+/// encryption certificate offered for TLS is this case).
+fn check_key_usage(end_entity: &CertificateDer<'_>) -> Result<(), Error> {
+    use x509_cert::ext::pkix::KeyUsage;
+    let bad = || Error::InvalidCertificate(CertificateError::BadEncoding);
+    let cert = shangmi_pki::Certificate::from_der(end_entity.as_ref()).map_err(|_| bad())?;
+    let Some(exts) = cert.tbs_certificate().extensions() else {
+        return Ok(());
+    };
+    for ext in exts
+        .iter()
+        .filter(|e| e.extn_id == const_oid::db::rfc5280::ID_CE_KEY_USAGE)
+    {
+        let ku = KeyUsage::from_der(ext.extn_value.as_bytes()).map_err(|_| bad())?;
+        if !ku.digital_signature() {
+            return Err(Error::InvalidCertificate(CertificateError::InvalidPurpose));
+        }
+    }
+    Ok(())
+}
+
 /// The peer signed with sm2sig_sm3 but its certificate holds no SM2 key.
 #[derive(Debug)]
 struct NotSm2;
@@ -178,8 +201,15 @@ impl ServerCertVerifier for Sm2ServerVerifier {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, Error> {
-        self.inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        let ok = self.inner.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        )?;
+        check_key_usage(end_entity)?;
+        Ok(ok)
     }
 
     fn verify_tls12_signature(

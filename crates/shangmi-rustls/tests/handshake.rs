@@ -313,3 +313,76 @@ fn one_server_serves_sm_clients_and_international_ones() {
     assert!(![0x00C6, 0x00C7].contains(&suite), "{suite:#x}");
     assert_eq!(send(&mut c, &mut s, b"intl"), b"intl");
 }
+
+/// The client's verdict on a server whose leaf was issued as `issue` says.
+fn server_with(issue: shangmi_pki::Issue) -> Result<(), Error> {
+    let pki = common::pki_with(issue);
+    let server = Arc::new(server_config(&pki, sm_provider(), false));
+    let client = Arc::new(client_config(&pki, sm_provider(), false));
+    connect(&client, &server).2
+}
+
+#[test]
+fn bad_server_certificates_fail_the_handshake_with_the_reason() {
+    use shangmi_pki::Issue;
+    use std::time::{Duration, SystemTime};
+    // Expired.
+    let mut expired = Issue::leaf(1);
+    expired.not_before = Some(SystemTime::now() - Duration::from_secs(10 * 86_400));
+    assert!(
+        matches!(
+            server_with(expired),
+            Err(Error::InvalidCertificate(
+                CertificateError::ExpiredContext { .. }
+            )) | Err(Error::InvalidCertificate(CertificateError::Expired))
+        ),
+        "expired"
+    );
+    // Signed with OpenSSL 3's empty SM2 ID: the chain signature fails under GM/T 0009's.
+    let mut empty_id = Issue::leaf(365);
+    empty_id.id = Vec::new();
+    assert_eq!(
+        server_with(empty_id),
+        Err(Error::InvalidCertificate(CertificateError::BadSignature))
+    );
+    // A key usage without digitalSignature (an encryption certificate).
+    let mut encipher = Issue::leaf(365);
+    encipher.key_usage = Some(x509_cert::ext::pkix::KeyUsage(
+        x509_cert::ext::pkix::KeyUsages::KeyEncipherment.into(),
+    ));
+    assert_eq!(
+        server_with(encipher),
+        Err(Error::InvalidCertificate(CertificateError::InvalidPurpose))
+    );
+    // The name does not match (a leaf for another host).
+    let mut other = Issue::leaf(365);
+    other.san = vec!["DNS:elsewhere.example".into()];
+    assert!(matches!(
+        server_with(other),
+        Err(Error::InvalidCertificate(
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. }
+        ))
+    ));
+}
+
+#[test]
+fn a_self_signed_leaf_is_refused_where_a_chain_is_required() {
+    let pki = pki();
+    let key = shangmi::sm2::SigningKey::random().unwrap();
+    let mut issue = shangmi_pki::Issue::leaf(365);
+    issue.san = vec!["DNS:localhost".into()];
+    let leaf = shangmi_pki::self_signed(&key, "/CN=localhost", &issue).unwrap();
+    let certified = shangmi_rustls::certified_key(
+        vec![der::Encode::to_der(&leaf).unwrap().into()],
+        shangmi_rustls::Sm2SigningKey::new(key),
+    )
+    .unwrap();
+    let mut server = server_config(&pki, sm_provider(), false);
+    server.cert_resolver = Arc::new(shangmi_rustls::SmCertResolver::new(certified));
+    let client = Arc::new(client_config(&pki, sm_provider(), false));
+    let r = connect(&client, &Arc::new(server)).2;
+    assert_eq!(
+        r,
+        Err(Error::InvalidCertificate(CertificateError::UnknownIssuer))
+    );
+}

@@ -25,22 +25,28 @@ fn pem(c: &shangmi_pki::Certificate) -> String {
 
 /// Root -> intermediate -> leaf for the server (DNS:localhost) and for a client.
 pub fn pki() -> Pki {
+    pki_with(Issue::leaf(365))
+}
+
+/// [`pki`] with the server's leaf issued as `server` says (its validity, key usage, the ID
+/// its issuer signs with).
+pub fn pki_with(server: Issue) -> Pki {
     let root_key = SigningKey::random().unwrap();
     let root = self_signed(&root_key, "/C=CN/O=shangmi test/CN=Root", &Issue::ca(3650)).unwrap();
     let mid_key = SigningKey::random().unwrap();
     let mid_csr = request(&mid_key, "/C=CN/O=shangmi test/CN=Intermediate", &[]).unwrap();
     let mid = sign_request(&mid_csr, &root, &root_key, &Issue::ca(1825)).unwrap();
-    let leaf = |cn: &str, san: &[&str]| {
+    let leaf = |cn: &str, san: &[&str], issue: &Issue| {
         let key = SigningKey::random().unwrap();
         let csr = request(&key, &format!("/C=CN/O=shangmi test/CN={cn}"), san).unwrap();
-        let cert = sign_request(&csr, &mid, &mid_key, &Issue::leaf(365)).unwrap();
+        let cert = sign_request(&csr, &mid, &mid_key, issue).unwrap();
         (
             format!("{}{}", pem(&cert), pem(&mid)),
             key.to_pkcs8_pem().unwrap().to_string(),
         )
     };
-    let (server_chain_pem, server_key_pem) = leaf("localhost", &["DNS:localhost"]);
-    let (client_chain_pem, client_key_pem) = leaf("client", &[]);
+    let (server_chain_pem, server_key_pem) = leaf("localhost", &["DNS:localhost"], &server);
+    let (client_chain_pem, client_key_pem) = leaf("client", &[], &Issue::leaf(365));
     let _ = root.to_der().unwrap();
     Pki {
         root_pem: pem(&root),
