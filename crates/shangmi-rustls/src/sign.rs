@@ -140,7 +140,7 @@ impl Signer for Sm2Signer {
 }
 
 /// Reads SM2 private keys for rustls; keys of other algorithms go to `fallback`, the key
-/// provider of the suites beside ours (see [`crate::with_international`]).
+/// provider of the suites beside ours (see [`crate::beside`]).
 #[derive(Debug)]
 pub struct Sm2KeyProvider {
     pub(crate) fallback: Option<&'static dyn KeyProvider>,
