@@ -19,6 +19,10 @@ pub fn pki_parsers(data: &[u8]) {
             // self-signature must fail (a random key cannot have signed it).
             let v = shangmi_pki::Verifier::new(certs.clone());
             let _ = v.verify(c, &certs);
+            // The same over the bytes as given (the signed part as encoded there).
+            if let Ok(ders) = shangmi_pki::certificate_ders(data) {
+                let _ = v.verify_encoded(&ders[0], &ders);
+            }
         }
     }
     if let Ok(reqs) = shangmi_pki::requests(data) {

@@ -65,9 +65,11 @@ fn verify_certificate(
     sm2_id: Option<Data<'_>>,
     at: Option<u64>,
 ) -> PyResult<usize> {
-    let leaf = shangmi_pki::certificates(&certificate)
+    // The certificate and the intermediates as encoded: signatures are checked over the
+    // bytes their issuers signed.
+    let leaf = shangmi_pki::certificate_ders(&certificate)
         .map_err(py_err)?
-        .remove(0);
+        .swap_remove(0);
     let mut v = Verifier::new(certs(anchors)?);
     if let Some(id) = sm2_id {
         v = v.with_id(&id);
@@ -80,8 +82,13 @@ fn verify_certificate(
         lists.extend(shangmi_pki::crls(&l.0).map_err(py_err)?);
     }
     let v = v.with_crls(lists);
-    let others = certs(untrusted)?;
-    let path = py.detach(|| v.verify(&leaf, &others)).map_err(py_err)?;
+    let mut others = Vec::new();
+    for f in untrusted {
+        others.extend(shangmi_pki::certificate_ders(&f.0).map_err(py_err)?);
+    }
+    let path = py
+        .detach(|| v.verify_encoded(&leaf, &others))
+        .map_err(py_err)?;
     Ok(path.len())
 }
 

@@ -22,6 +22,19 @@ fn err(e: Error) -> shangmi_status {
     }
 }
 
+/// Each certificate in a C buffer (PEM or DER; NULL with length 0: none) as encoded there.
+///
+/// # Safety
+/// `p` NULL or `len` readable bytes.
+unsafe fn cert_ders(p: *const u8, len: usize) -> Result<Vec<Vec<u8>>> {
+    // SAFETY: the caller's contract.
+    let data = unsafe { input(p, len)? };
+    if data.is_empty() {
+        return Ok(Vec::new());
+    }
+    shangmi_pki::certificate_ders(data).map_err(err)
+}
+
 /// Certificates from a C buffer (NULL with length 0: none).
 ///
 /// # Safety
@@ -65,9 +78,9 @@ pub unsafe extern "C" fn shangmi_x509_verify(
         // SAFETY: the caller's contract above.
         let (leaf, anchors, others) = unsafe {
             (
-                certs(cert, cert_len)?,
+                cert_ders(cert, cert_len)?,
                 certs(anchors, anchors_len)?,
-                certs(untrusted, untrusted_len)?,
+                cert_ders(untrusted, untrusted_len)?,
             )
         };
         let leaf = leaf
@@ -92,7 +105,7 @@ pub unsafe extern "C" fn shangmi_x509_verify(
         if at != 0 {
             v = v.at(UNIX_EPOCH + Duration::from_secs(at));
         }
-        v.verify(&leaf, &others).map(drop).map_err(err)
+        v.verify_encoded(&leaf, &others).map(drop).map_err(err)
     })
 }
 

@@ -288,9 +288,11 @@ pub fn run(args: Args) -> Result<Outcome> {
             for p in &ca {
                 anchors.extend(certs(p)?);
             }
+            // Intermediates and the target as encoded: signatures are checked over the bytes
+            // their issuers signed.
             let mut others = Vec::new();
             for p in &untrusted {
-                others.extend(certs(p)?);
+                others.extend(shangmi_pki::certificate_ders(&read(p)?).map_err(|e| input(p, e))?);
             }
             let mut lists = Vec::new();
             for p in &crl {
@@ -302,8 +304,10 @@ pub fn run(args: Args) -> Result<Outcome> {
             if let Some(t) = at {
                 v = v.at(time(&t)?);
             }
-            let target = one_cert(&cert)?;
-            match v.verify(&target, &others) {
+            let target = shangmi_pki::certificate_ders(&read(&cert)?)
+                .map_err(|e| input(&cert, e))?
+                .swap_remove(0);
+            match v.verify_encoded(&target, &others) {
                 Ok(path) => {
                     crate::files::print(&format!(
                         "{}: OK (chain of {})\n",

@@ -105,6 +105,20 @@ pub fn certificate_ders(data: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
     Ok(bodies)
 }
 
+/// The signed part of a certificate (its TBSCertificate, or a CRL's TBSCertList) exactly as
+/// encoded in `der`: what the signature was made over, which a parsed-and-re-encoded copy
+/// may not be (explicit DEFAULT values such as `critical FALSE` are read, then not written).
+pub(crate) fn signed_part(der: &[u8]) -> Result<Vec<u8>, Error> {
+    let outer = der::asn1::AnyRef::from_der(der)
+        .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
+    let mut reader = der::SliceReader::new(outer.value())
+        .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
+    let tbs: der::asn1::AnyRef<'_> = der::Decode::decode(&mut reader)
+        .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
+    tbs.to_der()
+        .map_err(|e| Error::Malformed(format!("certificate: {e}")))
+}
+
 /// A request in the form CFCA's tools write: `CertificationRequestInfo` without its
 /// `attributes` field (RFC 2986 makes it mandatory, OpenSSL reads it anyway). Read as a
 /// request with no attributes; its signature is checked over the bytes as written.

@@ -83,6 +83,11 @@ impl core::fmt::Debug for KeyCache {
     }
 }
 
+/// The signed parts of certificates as they were encoded, by their canonical re-encoding: a
+/// parsed certificate is looked up by what its own `to_der` gives, which finds bytes that
+/// parse to exactly its content (so no other certificate's signed part can be substituted).
+type SignedParts = HashMap<Vec<u8>, Vec<u8>>;
+
 /// Verifies certificates against trust anchors. One verifier may serve many threads; it keeps
 /// the issuer keys it meets precomputed, so repeated verifications under the same anchors and
 /// intermediates cost about a quarter of the first.
@@ -146,11 +151,48 @@ impl Verifier {
     }
 
     /// Verifies `cert` up to an anchor, using `untrusted` as intermediates; returns the path,
-    /// from `cert` to the anchor.
+    /// from `cert` to the anchor. Signatures are checked over each certificate's canonical
+    /// DER; for certificates as received (which may carry explicit DEFAULT values that a
+    /// parse drops), use [`Verifier::verify_encoded`].
     pub fn verify(
         &self,
         cert: &Certificate,
         untrusted: &[Certificate],
+    ) -> Result<Vec<Certificate>, Error> {
+        self.verify_with(cert, untrusted, &SignedParts::new())
+    }
+
+    /// [`Verifier::verify`] for certificates given as DER, each signature checked over the
+    /// signed part exactly as it was encoded (as every issuer signed it).
+    pub fn verify_encoded(
+        &self,
+        cert: &[u8],
+        untrusted: &[Vec<u8>],
+    ) -> Result<Vec<Certificate>, Error> {
+        let mut signed = SignedParts::new();
+        let mut parse = |der: &[u8]| -> Result<Certificate, Error> {
+            let c = Certificate::from_der(der)
+                .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
+            let canonical = c.tbs_certificate().to_der()?;
+            let raw = crate::read::signed_part(der)?;
+            if raw != canonical {
+                signed.insert(canonical, raw);
+            }
+            Ok(c)
+        };
+        let leaf = parse(cert)?;
+        let others = untrusted
+            .iter()
+            .map(|d| parse(d))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.verify_with(&leaf, &others, &signed)
+    }
+
+    fn verify_with(
+        &self,
+        cert: &Certificate,
+        untrusted: &[Certificate],
+        signed: &SignedParts,
     ) -> Result<Vec<Certificate>, Error> {
         let at = self.at.unwrap_or_else(SystemTime::now);
         let mut path = vec![cert.clone()];
@@ -170,7 +212,7 @@ impl Verifier {
                     "no anchor within 8 certificates",
                 ));
             }
-            let issuer = self.find_issuer(&current, untrusted, &path)?;
+            let issuer = self.find_issuer(&current, untrusted, &path, signed)?;
             // The certificates below the issuer other than the end entity: CAs.
             let cas_below = path.len() - 1;
             self.check_issuer(&issuer, cas_below)?;
@@ -191,6 +233,7 @@ impl Verifier {
         c: &Certificate,
         untrusted: &[Certificate],
         path: &[Certificate],
+        signed: &SignedParts,
     ) -> Result<Certificate, Error> {
         let issuer_name = c.tbs_certificate().issuer();
         let mut named = 0;
@@ -200,7 +243,7 @@ impl Verifier {
                 continue;
             }
             named += 1;
-            match self.signature_ok(c, candidate) {
+            match self.signature_ok(c, candidate, signed) {
                 Ok(()) => return Ok(candidate.clone()),
                 Err(e) => last_failure = e,
             }
@@ -216,18 +259,24 @@ impl Verifier {
         Err(chain_err(c, Rule::Signature, last_failure))
     }
 
-    fn signature_ok(&self, c: &Certificate, issuer: &Certificate) -> Result<(), String> {
+    fn signature_ok(
+        &self,
+        c: &Certificate,
+        issuer: &Certificate,
+        signed: &SignedParts,
+    ) -> Result<(), String> {
         let key: VerifyingKey =
             crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())
                 .map_err(|e| format!("issuer \"{}\": {e}", subject(issuer)))?;
-        let tbs = c.tbs_certificate().to_der().map_err(|e| e.to_string())?;
+        let canonical = c.tbs_certificate().to_der().map_err(|e| e.to_string())?;
+        let tbs = signed.get(&canonical).unwrap_or(&canonical);
         if c.signature_algorithm() != c.tbs_certificate().signature() {
             return Err("the signature algorithm inside and outside the signed part differ".into());
         }
         crate::alg::verify_with(
             &key,
             &self.id,
-            &tbs,
+            tbs,
             c.signature_algorithm(),
             c.signature(),
             |k, id, m, sig| self.keys.verify(k, id, m, sig),
