@@ -44,7 +44,7 @@ RUSTFLAGS="-C force-frame-pointers=yes" cargo build --quiet --locked -p shangmi 
 step "generated constants are current"
 python3 tools/sm4_constants.py --check
 
-step "TLS peers: OpenSSL 4.0 and Tongsuo 8.5 built once into a cache outside the repository"
+step "interop peers: OpenSSL 4.0 and Tongsuo 8.5 built once into a cache outside the repository; BouncyCastle"
 # The interop tests build them on demand too; building them here keeps the build's minutes out
 # of any one test's time, and a peer that cannot be built stops the run in CI.
 for peer in openssl4 tongsuo; do
@@ -53,7 +53,9 @@ for peer in openssl4 tongsuo; do
   fi
 done
 if have "mvn --version && java -version" "the interop tests against BouncyCastle"; then
-  (cd interop/bctls && mvn -q -B package -DskipTests)
+  for peer in bctls bcpkix; do
+    (cd "interop/$peer" && mvn -q -B package -DskipTests)
+  done
 fi
 
 step "Rust tests (every backend this CPU has; fuzz seeds and regressions replayed)"

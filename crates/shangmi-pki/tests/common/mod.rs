@@ -41,3 +41,44 @@ pub fn run(peer: &Path, dir: &Path, args: &[&str]) -> bool {
     }
     o.status.success()
 }
+
+/// The classpath of BouncyCastle's PKI peer (`interop/bcpkix`, built with Maven once per test
+/// binary), or None where Maven or Java is absent outside CI (under CI=true that fails).
+pub fn bcpkix() -> Option<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/bcpkix");
+    match Command::new("mvn")
+        .args(["-q", "-B", "package", "-DskipTests"])
+        .current_dir(&dir)
+        .output()
+    {
+        Ok(o) if o.status.success() => Some(format!(
+            "{}:{}/*",
+            dir.join("target/bcpkix-peer-0.1.0.jar").display(),
+            dir.join("target/lib").display()
+        )),
+        Ok(o) => panic!(
+            "building the BouncyCastle peer: {}",
+            String::from_utf8_lossy(&o.stdout)
+        ),
+        Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("mvn is not available ({e}): the BouncyCastle interop test is skipped");
+            None
+        }
+        Err(e) => panic!("CI=true and mvn is not available: {e}"),
+    }
+}
+
+/// Runs `java PkiPeer args` in `dir`; whether it succeeded (its stderr shown when not), and
+/// its stdout.
+pub fn bc(cp: &str, dir: &Path, args: &[&str]) -> (bool, Vec<u8>) {
+    let o = Command::new("java")
+        .args(["-cp", cp, "PkiPeer"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        eprintln!("bcpkix {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    (o.status.success(), o.stdout)
+}

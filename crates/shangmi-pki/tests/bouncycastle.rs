@@ -1,0 +1,119 @@
+//! Both directions with BouncyCastle (bcpkix 1.87, Java), through the peer in
+//! `interop/bcpkix`: BC verifies the chain, request, CRL and SignedData made here, and its own
+//! certificates, request, CRL and SignedData verify and sign here. Maven and Java are needed;
+//! without them the test fails under CI=true and is skipped (saying so) elsewhere.
+
+mod common;
+
+use std::time::SystemTime;
+
+use der::{EncodePem, pem::LineEnding};
+use shangmi::sm2::SigningKey;
+use shangmi_pki::{
+    CmsSigner, Flavor, Issue, Rule, Verifier, certificate_ders, certificates, cms_sign, cms_verify,
+    crl, crls, request, requests, self_signed, sign_request,
+};
+
+fn pem<T: EncodePem>(t: &T) -> String {
+    t.to_pem(LineEnding::LF).unwrap()
+}
+
+#[test]
+fn bouncycastle_and_shangmi_read_each_others_certificates_and_signed_data() {
+    let Some(cp) = common::bcpkix() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("shangmi-pki-bc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.as_path();
+
+    // Ours: root, intermediate, leaf, the leaf's request, a CRL revoking the leaf.
+    let root_key = SigningKey::random().unwrap();
+    let root = self_signed(&root_key, "/C=CN/O=shangmi/CN=Root", &Issue::ca(30)).unwrap();
+    let mid_key = SigningKey::random().unwrap();
+    let mid_csr = request(&mid_key, "/C=CN/O=shangmi/CN=Intermediate", &[]).unwrap();
+    let mid = sign_request(&mid_csr, &root, &root_key, &Issue::ca(20)).unwrap();
+    let key = SigningKey::random().unwrap();
+    let csr = request(&key, "/CN=leaf.example", &["DNS:leaf.example"]).unwrap();
+    let leaf = sign_request(&csr, &mid, &mid_key, &Issue::leaf(10)).unwrap();
+    let serial = leaf.tbs_certificate().serial_number().as_bytes().to_vec();
+    let list = crl(
+        &mid,
+        &mid_key,
+        &[(serial.clone(), SystemTime::now())],
+        7,
+        1,
+        shangmi_pki::DEFAULT_ID,
+    )
+    .unwrap();
+    let msg = b"a contract, signed".to_vec();
+    let signers = [CmsSigner {
+        cert: &leaf,
+        key: &key,
+    }];
+    let extra = [mid.clone()];
+    for (name, data) in [
+        ("root.pem", pem(&root).into_bytes()),
+        ("mid.pem", pem(&mid).into_bytes()),
+        ("leaf.pem", pem(&leaf).into_bytes()),
+        ("leaf.csr", pem(&csr).into_bytes()),
+        ("mid.crl", pem(&list).into_bytes()),
+        ("msg", msg.clone()),
+        (
+            "ours.p7",
+            cms_sign(&msg, &signers, &extra, false, Flavor::Pkcs7).unwrap(),
+        ),
+        (
+            "ours-detached.p7",
+            cms_sign(&msg, &signers, &extra, true, Flavor::Pkcs7).unwrap(),
+        ),
+    ] {
+        std::fs::write(d.join(name), data).unwrap();
+    }
+    let hex: String = serial.iter().map(|b| format!("{b:02x}")).collect();
+    let ok = |args: &[&str]| common::bc(&cp, d, args).0;
+    assert!(ok(&["verify", "root.pem", "leaf.pem", "mid.pem"]));
+    assert!(ok(&["verify-csr", "leaf.csr"]));
+    assert!(ok(&["verify-crl", "mid.crl", "mid.pem", &hex]));
+    // The checks can fail: without the intermediate, BC finds the leaf not signed by the root.
+    assert!(!ok(&["verify", "root.pem", "leaf.pem"]));
+    // SignedData, attached (BC prints the content) and detached. BC's chain check is one
+    // level, so the intermediate is the trust anchor it is given.
+    let (good, content) = common::bc(&cp, d, &["cms-verify", "ours.p7", "mid.pem"]);
+    assert!(good);
+    assert_eq!(content, msg);
+    assert!(ok(&["cms-verify", "ours-detached.p7", "mid.pem", "msg"]));
+    assert!(!ok(&["cms-verify", "ours.p7", "root.pem"]));
+
+    // Theirs: a root, a leaf, a request, a CRL revoking the leaf, SignedData.
+    assert!(ok(&["issue", "bc"]));
+    let read = |f: &str| std::fs::read(d.join("bc").join(f)).unwrap();
+    let their_root = certificates(&read("root.pem")).unwrap().remove(0);
+    let their_leaf = certificate_ders(&read("leaf.pem")).unwrap().remove(0);
+    let v = Verifier::new(vec![their_root.clone()]);
+    v.verify_encoded(&their_leaf, &[]).unwrap();
+    let their_crls = crls(&read("root.crl")).unwrap();
+    let revoked = v
+        .clone()
+        .with_crls(their_crls)
+        .verify_encoded(&their_leaf, &[]);
+    assert_eq!(revoked.err().and_then(|e| e.rule()), Some(Rule::Revoked));
+    let their_csr = requests(&read("leaf.csr")).unwrap().remove(0);
+    shangmi_pki::verify_request(&their_csr, shangmi_pki::DEFAULT_ID).unwrap();
+    let issued = sign_request(&their_csr, &root, &root_key, &Issue::leaf(5)).unwrap();
+    std::fs::write(d.join("bc/issued.pem"), pem(&issued)).unwrap();
+    assert!(ok(&["verify", "root.pem", "bc/issued.pem"]));
+    for (out, detached) in [("theirs.p7", false), ("theirs-detached.p7", true)] {
+        let mut args = vec!["cms-sign", "bc/leaf.pem", "bc/leaf.key", "msg", out];
+        if detached {
+            args.push("detached");
+        }
+        assert!(ok(&args));
+        let p7 = std::fs::read(d.join(out)).unwrap();
+        let content = detached.then_some(msg.as_slice());
+        let verified = cms_verify(&p7, content, &Verifier::new(vec![their_root.clone()])).unwrap();
+        assert_eq!(verified.content, msg);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
