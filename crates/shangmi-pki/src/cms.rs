@@ -178,6 +178,8 @@ pub fn verify(
     verifier: &Verifier,
 ) -> Result<Verified, Error> {
     let der = crate::read::der_of(message, &["PKCS7", "CMS", "PKCS #7 SIGNED DATA"], "CMS")?;
+    // BER as Java and Windows write SignedData (indefinite lengths, content in chunks).
+    let der = crate::ber::to_der(&der)?;
     let ci = ContentInfo::from_der(&der)?;
     let flavor = match ci.content_type {
         PKCS7_SIGNED => Flavor::Pkcs7,

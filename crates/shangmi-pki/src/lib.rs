@@ -20,6 +20,7 @@
 //! with an error that says so.
 
 mod alg;
+mod ber;
 mod cms;
 mod envelope;
 mod envkey;

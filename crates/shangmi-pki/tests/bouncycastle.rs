@@ -104,13 +104,23 @@ fn bouncycastle_and_shangmi_read_each_others_certificates_and_signed_data() {
     let issued = sign_request(&their_csr, &root, &root_key, &Issue::leaf(5)).unwrap();
     std::fs::write(d.join("bc/issued.pem"), pem(&issued)).unwrap();
     assert!(ok(&["verify", "root.pem", "bc/issued.pem"]));
-    for (out, detached) in [("theirs.p7", false), ("theirs-detached.p7", true)] {
+    for (out, detached, ber) in [
+        ("theirs.p7", false, false),
+        ("theirs-detached.p7", true, false),
+        ("theirs-ber.p7", false, true),
+        ("theirs-ber-detached.p7", true, true),
+    ] {
         let mut args = vec!["cms-sign", "bc/leaf.pem", "bc/leaf.key", "msg", out];
         if detached {
             args.push("detached");
         }
+        if ber {
+            args.push("ber");
+        }
         assert!(ok(&args));
         let p7 = std::fs::read(d.join(out)).unwrap();
+        // BC's own encoding really is BER: an indefinite length right at the start.
+        assert_eq!(p7[1] == 0x80, ber, "{out}");
         let content = detached.then_some(msg.as_slice());
         let verified = cms_verify(&p7, content, &Verifier::new(vec![their_root.clone()])).unwrap();
         assert_eq!(verified.content, msg);

@@ -10,7 +10,7 @@
 //                                           leaf.csr, root.crl (revoking the leaf)
 //   PkiPeer cms-verify P7 ROOT [CONTENT]    SignedData (PKCS#7 OIDs): every signer, its
 //                                           certificate signed by ROOT; prints the content
-//   PkiPeer cms-sign CERT KEY DATA OUT [detached]
+//   PkiPeer cms-sign CERT KEY DATA OUT [detached] [ber]   (ber: BC's default encoding)
 //
 // Exit 0 on success, 1 on a failed check (the reason on stderr), 2 on usage errors.
 
@@ -275,7 +275,8 @@ public final class PkiPeer {
         X509CertificateHolder c = cert(a[1]);
         PrivateKey k = key(a[2]);
         byte[] data = Files.readAllBytes(Path.of(a[3]));
-        boolean detached = a.length > 5 && a[5].equals("detached");
+        List<String> opts = List.of(a).subList(5, a.length);
+        boolean detached = opts.contains("detached");
         CMSSignedDataGenerator gen = new CMSSignedDataGenerator();
         gen.addSignerInfoGenerator(new JcaSignerInfoGeneratorBuilder(
                 new JcaDigestCalculatorProviderBuilder().setProvider(BC).build())
@@ -285,7 +286,7 @@ public final class PkiPeer {
         certs.add(c);
         gen.addCertificates(new JcaCertStore(certs));
         CMSSignedData sd = gen.generate(new CMSProcessableByteArray(data), !detached);
-        // DER: BC's default encoding is BER with indefinite lengths, which shangmi does not read yet.
-        Files.write(Path.of(a[4]), sd.getEncoded(ASN1Encoding.DER));
+        // BC's default encoding is BER (indefinite lengths), as Java programs send it.
+        Files.write(Path.of(a[4]), opts.contains("ber") ? sd.getEncoded() : sd.getEncoded(ASN1Encoding.DER));
     }
 }
