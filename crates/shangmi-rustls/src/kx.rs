@@ -5,9 +5,18 @@
 //! share that is not exactly that form, not on the curve or the point at infinity is refused
 //! before any arithmetic uses it.
 
+use std::sync::{Mutex, OnceLock};
+
 use rustls::crypto::{ActiveKeyExchange, SharedSecret, SupportedKxGroup};
 use rustls::{Error, NamedGroup, PeerMisbehaved};
-use shangmi::sm2::{EphemeralSecret, VerifyingKey};
+use shangmi::sm2::{EphemeralPool, EphemeralSecret, VerifyingKey};
+
+/// Key shares made 32 at a time with one shared inversion (each handshake takes one; a key
+/// made alone costs about twice as much), shared by every connection of the process.
+fn pool() -> &'static Mutex<EphemeralPool> {
+    static POOL: OnceLock<Mutex<EphemeralPool>> = OnceLock::new();
+    POOL.get_or_init(|| Mutex::new(EphemeralPool::new(32)))
+}
 
 /// curveSM2's code point.
 pub const CURVE_SM2: NamedGroup = NamedGroup::Unknown(0x0029);
@@ -22,7 +31,13 @@ pub static CURVE_SM2_GROUP: &dyn SupportedKxGroup = &CurveSm2;
 
 impl SupportedKxGroup for CurveSm2 {
     fn start(&self) -> Result<Box<dyn ActiveKeyExchange>, Error> {
-        let secret = EphemeralSecret::random().map_err(|_| rustls::crypto::GetRandomFailed)?;
+        // A poisoned lock only means another thread panicked while taking a key; taken keys
+        // are wiped from the pool as they leave it, so what remains is unused.
+        let secret = pool()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .map_err(|_| rustls::crypto::GetRandomFailed)?;
         let share = secret.public_key().to_uncompressed();
         Ok(Box::new(Active { secret, share }))
     }

@@ -36,7 +36,9 @@ use arithmetic::{field, mul, point, safegcd, scalar};
 #[cfg(target_arch = "x86_64")]
 use arithmetic::{x86_ifma_field, x86_ifma_lanes, x86_ifma_verify, x86_select};
 use encodings::{ec_params, keyfile, pbes2, pem};
-use protocols::{batch, ecdh, encrypt, encrypt_stream, keys, kx, pool, precomputed, signature};
+use protocols::{
+    batch, ecdh, encrypt, encrypt_stream, ephemeral_pool, keys, kx, pool, precomputed, signature,
+};
 
 #[cfg(test)]
 mod tests;
@@ -45,6 +47,7 @@ pub use batch::{BatchItem, SignatureEncoding, verify_batch};
 pub use ecdh::SharedSecret;
 pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
 pub use encrypt_stream::{Decryptor, Encryptor};
+pub use ephemeral_pool::EphemeralPool;
 pub use keyfile::KeyFileError;
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
 pub use kx::{Agreement, EphemeralSecret, Exchange, Role};

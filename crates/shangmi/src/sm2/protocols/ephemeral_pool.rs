@@ -1,0 +1,168 @@
+//! Ephemeral key pairs made ahead in batches, for servers and clients that make many
+//! key exchanges (a TLS endpoint makes one curveSM2 key share per handshake): the fixed-base
+//! multiplications of a batch share one inversion, which a key made alone pays for itself.
+//!
+//! The same trade-off and guards as [`crate::sm2::PresignPool`]: the keys come from the
+//! operating system's generator at refill time, each is handed out once and its slot wiped,
+//! the storage is wiped when it grows and when the pool is dropped, and a pool in a process
+//! other than the one that filled it (after `fork`) throws its keys away first.
+
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::cpu::Implementation as _;
+use crate::sm2::Error;
+use crate::sm2::engine::{Engine, dispatch};
+use crate::sm2::keys::VerifyingKey;
+use crate::sm2::kx::EphemeralSecret;
+use crate::sm2::mul::fixed_base_many;
+use crate::sm2::point::{Affine, Jacobian, batch_to_affine};
+use crate::sm2::scalar::{Scalar, SecretScalar};
+
+/// One prepared key: plain data, so its slot can be wiped in place when it is handed out.
+#[derive(Clone, Copy, Zeroize)]
+struct Slot {
+    r: Scalar,
+    public: [u8; 65],
+}
+
+/// Prepared ephemeral keys for [`EphemeralPool::take`].
+pub struct EphemeralPool {
+    /// `slots[..ready]` are unused; `slots[ready..]` have been handed out and are zero.
+    slots: Zeroizing<Vec<Slot>>,
+    ready: usize,
+    batch: usize,
+    engine: Engine,
+    pid: u32,
+}
+
+impl core::fmt::Debug for EphemeralPool {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("EphemeralPool")
+            .field("ready", &self.ready)
+            .field("batch", &self.batch)
+            .finish()
+    }
+}
+
+impl EphemeralPool {
+    /// An empty pool that prepares `batch` keys at a time (clamped to 1..=4096).
+    pub fn new(batch: usize) -> Self {
+        EphemeralPool {
+            slots: Zeroizing::new(Vec::new()),
+            ready: 0,
+            batch: batch.clamp(1, 4096),
+            engine: Engine::best(),
+            pid: std::process::id(),
+        }
+    }
+
+    /// Keys ready to hand out.
+    pub fn len(&self) -> usize {
+        self.ready
+    }
+
+    /// Whether no key is ready (the next `take` refills first).
+    pub fn is_empty(&self) -> bool {
+        self.ready == 0
+    }
+
+    fn refill(&mut self) -> Result<(), Error> {
+        let mut rs: Zeroizing<Vec<Scalar>> = Zeroizing::new(Vec::with_capacity(self.batch));
+        let mut buf = Zeroizing::new(vec![0u8; 32 * self.batch]);
+        getrandom::fill(&mut buf).map_err(|_| Error::Rng)?;
+        for chunk in buf.chunks_exact(32) {
+            let mut b: [u8; 32] = chunk.try_into().expect("32 bytes");
+            let r = Scalar::from_bytes(&b);
+            b.zeroize();
+            // 0 and values >= n (about 2^-32 each) are skipped; which ones is no secret.
+            if crate::ct::public_choice(r.is_some() & !r.unwrap_or(Scalar::ZERO).is_zero()) {
+                rs.push(r.unwrap_or(Scalar::ZERO));
+            }
+        }
+        let publics: Vec<[u8; 65]> = dispatch!(self.engine, |a| {
+            let points: Vec<Jacobian<_>> = fixed_base_many(a, &rs);
+            let mut affine = vec![Affine::generator(a); points.len()];
+            batch_to_affine(&points, &mut affine);
+            // Public points: what the key shares send.
+            affine
+                .iter()
+                .map(|p| {
+                    let mut out = [0u8; 65];
+                    out[0] = 4;
+                    out[1..33].copy_from_slice(&p.x.to_bytes());
+                    out[33..].copy_from_slice(&p.y.to_bytes());
+                    crate::ct::public(out)
+                })
+                .collect()
+        });
+        // Grow by hand: a Vec that reallocates itself frees the old buffer unwiped.
+        self.slots.truncate(self.ready);
+        let needed = self.ready + rs.len();
+        if self.slots.capacity() < needed {
+            let mut grown = Zeroizing::new(Vec::with_capacity(needed.max(self.batch)));
+            grown.extend_from_slice(&self.slots);
+            self.slots = grown;
+        }
+        for (r, public) in rs.iter().zip(publics) {
+            self.slots.push(Slot { r: *r, public });
+        }
+        self.ready = self.slots.len();
+        Ok(())
+    }
+
+    /// A fresh ephemeral key, never handed out before.
+    pub fn take(&mut self) -> Result<EphemeralSecret, Error> {
+        let pid = std::process::id();
+        if pid != self.pid {
+            self.slots.zeroize();
+            self.ready = 0;
+            self.pid = pid;
+        }
+        if self.ready == 0 {
+            self.refill()?;
+        }
+        self.ready = self.ready.checked_sub(1).ok_or(Error::Rng)?;
+        let slot = &mut self.slots[self.ready];
+        let r = SecretScalar::new(slot.r);
+        let public = VerifyingKey::from_sec1_bytes(&slot.public);
+        slot.zeroize();
+        Ok(EphemeralSecret {
+            r,
+            public: public.map_err(|_| Error::Rng)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pooled_keys_agree_differ_and_are_wiped_when_taken() {
+        let mut pool = EphemeralPool::new(5);
+        let mut seen = Vec::new();
+        for _ in 0..12 {
+            let a = pool.take().unwrap();
+            assert!(pool.slots[pool.ready..].iter().all(|s| s.public == [0; 65]));
+            let b = EphemeralSecret::random().unwrap();
+            let (pa, pb) = (*a.public_key(), *b.public_key());
+            assert!(!seen.contains(&pa.to_uncompressed()));
+            seen.push(pa.to_uncompressed());
+            assert_eq!(
+                a.diffie_hellman(&pb).unwrap().as_bytes(),
+                b.diffie_hellman(&pa).unwrap().as_bytes()
+            );
+        }
+    }
+
+    #[test]
+    fn a_forked_process_does_not_reuse_the_parents_keys() {
+        let mut pool = EphemeralPool::new(4);
+        let first = *pool.take().unwrap().public_key();
+        let parents: Vec<[u8; 65]> = pool.slots[..pool.ready].iter().map(|s| s.public).collect();
+        pool.pid = pool.pid.wrapping_add(1);
+        let next = *pool.take().unwrap().public_key();
+        assert!(!parents.contains(&next.to_uncompressed()));
+        assert_ne!(first, next);
+    }
+}
