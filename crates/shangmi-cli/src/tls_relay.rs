@@ -97,26 +97,35 @@ fn deliver(
     if sock.set_read_timeout(Some(idle)).is_err() {
         return End::Failed("setting the idle timeout".into());
     }
+    // The handshake's last read may have carried application data (and even close_notify)
+    // already: what the connection holds is delivered before waiting on the socket.
+    let mut first = true;
     loop {
-        let n = match read_some(&mut sock, &mut raw) {
-            Ok(Some(n)) => n,
-            Ok(None) => return End::Failed(format!("idle for {}s", idle.as_secs())),
-            Err(e) => return End::Failed(crate::fail::io_cause(&e)),
+        let mut c = if first {
+            first = false;
+            lock(conn)
+        } else {
+            let n = match read_some(&mut sock, &mut raw) {
+                Ok(Some(n)) => n,
+                Ok(None) => return End::Failed(format!("idle for {}s", idle.as_secs())),
+                Err(e) => return End::Failed(crate::fail::io_cause(&e)),
+            };
+            let mut c = lock(conn);
+            if n == 0 {
+                return End::Truncated;
+            }
+            let mut rd = &raw[..n];
+            while !rd.is_empty() {
+                if let Err(e) = c.read_tls(&mut rd) {
+                    return End::Failed(e.to_string());
+                }
+                if let Err(e) = c.process_new_packets() {
+                    let _ = flush(&mut c, &mut sock);
+                    return End::Failed(e.to_string());
+                }
+            }
+            c
         };
-        let mut c = lock(conn);
-        if n == 0 {
-            return End::Truncated;
-        }
-        let mut rd = &raw[..n];
-        while !rd.is_empty() {
-            if let Err(e) = c.read_tls(&mut rd) {
-                return End::Failed(e.to_string());
-            }
-            if let Err(e) = c.process_new_packets() {
-                let _ = flush(&mut c, &mut sock);
-                return End::Failed(e.to_string());
-            }
-        }
         let mut closed = false;
         let mut out = Vec::new();
         loop {

@@ -264,3 +264,54 @@ fn forward_mode_puts_tls_in_front_of_a_tcp_service() {
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert_eq!(r.stdout, "HELLO\nRFC 8998\n");
 }
+
+/// The client's Finished, its data and its close_notify in one segment: the server's
+/// handshake reads them all at once, and must still deliver (here: echo) the data.
+#[test]
+fn data_arriving_with_the_clients_finished_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    shangmi_pki(d);
+    let server = shangmi_server(
+        d,
+        &["--cert", "server.pem", "--key", "server.key", "--echo"],
+    );
+    let config = client_config(d);
+    let mut sock = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut c = rustls::ClientConnection::new(config, "localhost".try_into().unwrap()).unwrap();
+    // ClientHello, then the server's flight, until the client has its Finished to send.
+    while c.is_handshaking() {
+        while c.wants_write() {
+            c.write_tls(&mut sock).unwrap();
+        }
+        if c.is_handshaking() {
+            c.read_tls(&mut sock).unwrap();
+            c.process_new_packets().unwrap();
+        }
+    }
+    c.writer().write_all(b"all at once\n").unwrap();
+    c.send_close_notify();
+    let mut segment = Vec::new();
+    while c.wants_write() {
+        c.write_tls(&mut segment).unwrap();
+    }
+    sock.write_all(&segment).unwrap();
+    let mut got = Vec::new();
+    loop {
+        match c.read_tls(&mut sock) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                let state = c.process_new_packets().unwrap();
+                let mut buf = vec![0u8; state.plaintext_bytes_to_read()];
+                c.reader().read_exact(&mut buf).unwrap();
+                got.extend_from_slice(&buf);
+                if state.peer_has_closed() {
+                    break;
+                }
+            }
+        }
+    }
+    assert_eq!(got, b"all at once\n");
+}

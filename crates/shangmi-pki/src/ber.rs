@@ -174,7 +174,7 @@ mod tests {
         ] {
             assert!(to_der(bad).is_err(), "{bad:02x?}");
         }
-        let mut deep = vec![0x30, 0x80].repeat(100);
+        let mut deep = [0x30, 0x80].repeat(100);
         deep.extend([0, 0].repeat(100));
         assert!(to_der(&deep).is_err());
     }
