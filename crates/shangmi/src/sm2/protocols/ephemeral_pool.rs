@@ -16,6 +16,7 @@ use crate::sm2::keys::VerifyingKey;
 use crate::sm2::kx::EphemeralSecret;
 use crate::sm2::mul::fixed_base_many;
 use crate::sm2::point::{Affine, Jacobian, batch_to_affine};
+use crate::sm2::pool::{fresh_scalars, make_room};
 use crate::sm2::scalar::{Scalar, SecretScalar};
 
 /// One prepared key: plain data, so its slot can be wiped in place when it is handed out.
@@ -67,18 +68,7 @@ impl EphemeralPool {
     }
 
     fn refill(&mut self) -> Result<(), Error> {
-        let mut rs: Zeroizing<Vec<Scalar>> = Zeroizing::new(Vec::with_capacity(self.batch));
-        let mut buf = Zeroizing::new(vec![0u8; 32 * self.batch]);
-        getrandom::fill(&mut buf).map_err(|_| Error::Rng)?;
-        for chunk in buf.chunks_exact(32) {
-            let mut b: [u8; 32] = chunk.try_into().expect("32 bytes");
-            let r = Scalar::from_bytes(&b);
-            b.zeroize();
-            // 0 and values >= n (about 2^-32 each) are skipped; which ones is no secret.
-            if crate::ct::public_choice(r.is_some() & !r.unwrap_or(Scalar::ZERO).is_zero()) {
-                rs.push(r.unwrap_or(Scalar::ZERO));
-            }
-        }
+        let rs = fresh_scalars(self.batch)?;
         let publics: Vec<[u8; 65]> = dispatch!(self.engine, |a| {
             let points: Vec<Jacobian<_>> = fixed_base_many(a, &rs);
             let mut affine = vec![Affine::generator(a); points.len()];
@@ -95,14 +85,7 @@ impl EphemeralPool {
                 })
                 .collect()
         });
-        // Grow by hand: a Vec that reallocates itself frees the old buffer unwiped.
-        self.slots.truncate(self.ready);
-        let needed = self.ready + rs.len();
-        if self.slots.capacity() < needed {
-            let mut grown = Zeroizing::new(Vec::with_capacity(needed.max(self.batch)));
-            grown.extend_from_slice(&self.slots);
-            self.slots = grown;
-        }
+        make_room(&mut self.slots, self.ready, rs.len(), self.batch);
         for (r, public) in rs.iter().zip(publics) {
             self.slots.push(Slot { r: *r, public });
         }

@@ -25,6 +25,41 @@ struct Slot {
     x1: [u8; 32],
 }
 
+/// Up to `n` uniform nonzero scalars from the operating system's generator (values 0 and
+/// >= n, about 2^-32 each, are skipped; which ones is no secret).
+pub(crate) fn fresh_scalars(n: usize) -> Result<Zeroizing<Vec<Scalar>>, Error> {
+    let mut out: Zeroizing<Vec<Scalar>> = Zeroizing::new(Vec::with_capacity(n));
+    let mut buf = Zeroizing::new(vec![0u8; 32 * n]);
+    getrandom::fill(&mut buf).map_err(|_| Error::Rng)?;
+    for chunk in buf.chunks_exact(32) {
+        let mut b: [u8; 32] = chunk.try_into().expect("32 bytes");
+        let k = Scalar::from_bytes(&b);
+        b.zeroize();
+        if crate::ct::public_choice(k.is_some() & !k.unwrap_or(Scalar::ZERO).is_zero()) {
+            out.push(k.unwrap_or(Scalar::ZERO));
+        }
+    }
+    Ok(out)
+}
+
+/// Keeps the `ready` slots and makes room for `more` after them. The used slots past `ready`
+/// are zero already (truncating leaves zeros behind); growth is by hand, because a Vec that
+/// reallocates itself frees the old buffer unwiped.
+pub(crate) fn make_room<T: Zeroize + Copy>(
+    slots: &mut Zeroizing<Vec<T>>,
+    ready: usize,
+    more: usize,
+    batch: usize,
+) {
+    slots.truncate(ready);
+    let needed = ready + more;
+    if slots.capacity() < needed {
+        let mut grown = Zeroizing::new(Vec::with_capacity(needed.max(batch)));
+        grown.extend_from_slice(slots);
+        *slots = grown;
+    }
+}
+
 /// Prepared nonces for [`SigningKey::sign_with_pool`].
 ///
 /// Every nonce is used once: taking one wipes its slot, the storage is wiped when it grows and
@@ -76,34 +111,14 @@ impl PresignPool {
     /// Prepares another batch.
     pub fn refill(&mut self) -> Result<(), Error> {
         self.forget_if_forked();
-        let mut ks: Zeroizing<Vec<Scalar>> = Zeroizing::new(Vec::with_capacity(self.batch));
-        let mut buf = Zeroizing::new(vec![0u8; 32 * self.batch]);
-        getrandom::fill(&mut buf).map_err(|_| Error::Rng)?;
-        for chunk in buf.chunks_exact(32) {
-            let mut b: [u8; 32] = chunk.try_into().expect("32 bytes");
-            let k = Scalar::from_bytes(&b);
-            b.zeroize();
-            // 0 and values >= n (probability about 2^-32 each) are skipped; which ones were
-            // skipped is no secret.
-            if crate::ct::public_choice(k.is_some() & !k.unwrap_or(Scalar::ZERO).is_zero()) {
-                ks.push(k.unwrap_or(Scalar::ZERO));
-            }
-        }
+        let ks = fresh_scalars(self.batch)?;
         let xs: Zeroizing<Vec<[u8; 32]>> = dispatch!(self.engine, |a| {
             let points: Vec<Jacobian<_>> = fixed_base_many(a, &ks);
             let mut affine = vec![Affine::generator(a); points.len()];
             batch_to_affine(&points, &mut affine);
             Zeroizing::new(affine.iter().map(|p| p.x.to_bytes()).collect())
         });
-        // The used slots past `ready` are zero already; truncating leaves zeros behind.
-        self.slots.truncate(self.ready);
-        let needed = self.ready + ks.len();
-        if self.slots.capacity() < needed {
-            // Grow by hand: a Vec that reallocates itself frees the old buffer unwiped.
-            let mut grown = Zeroizing::new(Vec::with_capacity(needed.max(self.batch)));
-            grown.extend_from_slice(&self.slots);
-            self.slots = grown;
-        }
+        make_room(&mut self.slots, self.ready, ks.len(), self.batch);
         for (k, x1) in ks.iter().zip(xs.iter()) {
             self.slots.push(Slot { k: *k, x1: *x1 });
         }
