@@ -77,11 +77,9 @@ fn verify_certificate(
     if let Some(t) = at {
         v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
     }
-    let mut lists = Vec::new();
     for l in crls {
-        lists.extend(shangmi_pki::crls(&l.0).map_err(py_err)?);
+        v = v.with_encoded_crls(&l.0).map_err(py_err)?;
     }
-    let v = v.with_crls(lists);
     let mut others = Vec::new();
     for f in untrusted {
         others.extend(shangmi_pki::certificate_ders(&f.0).map_err(py_err)?);

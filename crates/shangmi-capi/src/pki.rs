@@ -92,12 +92,10 @@ pub unsafe extern "C" fn shangmi_x509_verify(
         }
         // SAFETY: the caller's contract above.
         let crl_data = unsafe { input(crls, crls_len)? };
-        let lists = if crl_data.is_empty() {
-            Vec::new()
-        } else {
-            shangmi_pki::crls(crl_data).map_err(err)?
-        };
-        let mut v = Verifier::new(anchors).with_crls(lists);
+        let mut v = Verifier::new(anchors);
+        if !crl_data.is_empty() {
+            v = v.with_encoded_crls(crl_data).map_err(err)?;
+        }
         if !id.is_null() {
             // SAFETY: the caller's contract above.
             v = v.with_id(unsafe { input(id, id_len)? });

@@ -294,13 +294,10 @@ pub fn run(args: Args) -> Result<Outcome> {
             for p in &untrusted {
                 others.extend(shangmi_pki::certificate_ders(&read(p)?).map_err(|e| input(p, e))?);
             }
-            let mut lists = Vec::new();
+            let mut v = Verifier::new(anchors).with_id(sm2_id.as_bytes());
             for p in &crl {
-                lists.extend(shangmi_pki::crls(&read(p)?).map_err(|e| input(p, e))?);
+                v = v.with_encoded_crls(&read(p)?).map_err(|e| input(p, e))?;
             }
-            let mut v = Verifier::new(anchors)
-                .with_id(sm2_id.as_bytes())
-                .with_crls(lists);
             if let Some(t) = at {
                 v = v.at(time(&t)?);
             }

@@ -181,6 +181,11 @@ pub fn crls(data: &[u8]) -> Result<Vec<CertificateList>, Error> {
     blocks(data, &["X509 CRL"], "CRL")
 }
 
+/// Every CRL in `data` as the DER bytes written there.
+pub(crate) fn crl_ders(data: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+    Ok(pem_bodies(data, &["X509 CRL"], "CRL")?.unwrap_or_else(|| vec![data.to_vec()]))
+}
+
 /// Checks a request's signature, made by the key it carries, with the SM2 ID `id`.
 pub fn verify_request(csr: &CertReq, id: &[u8]) -> Result<(), Error> {
     let key = crate::alg::public_key(&csr.info.public_key)?;

@@ -97,6 +97,8 @@ pub struct Verifier {
     id: Vec<u8>,
     at: Option<SystemTime>,
     crls: Vec<CertificateList>,
+    /// The CRLs' signed parts as they were encoded, when given as DER.
+    crl_signed: SignedParts,
     keys: KeyCache,
 }
 
@@ -128,6 +130,7 @@ impl Verifier {
             id: DEFAULT_ID.to_vec(),
             at: None,
             crls: Vec::new(),
+            crl_signed: SignedParts::new(),
             keys: KeyCache::default(),
         }
     }
@@ -148,6 +151,22 @@ impl Verifier {
     pub fn with_crls(mut self, crls: Vec<CertificateList>) -> Self {
         self.crls = crls;
         self
+    }
+
+    /// [`Verifier::with_crls`] for CRLs in PEM or DER as received, each signature checked over
+    /// its signed part as encoded (see [`Verifier::verify_encoded`]).
+    pub fn with_encoded_crls(mut self, data: &[u8]) -> Result<Self, Error> {
+        for der in crate::read::crl_ders(data)? {
+            let crl = CertificateList::from_der(&der)
+                .map_err(|e| Error::Malformed(format!("CRL: {e}")))?;
+            let canonical = crl.tbs_cert_list.to_der()?;
+            let raw = crate::read::signed_part(&der)?;
+            if raw != canonical {
+                self.crl_signed.insert(canonical, raw);
+            }
+            self.crls.push(crl);
+        }
+        Ok(self)
     }
 
     /// Verifies `cert` up to an anchor, using `untrusted` as intermediates; returns the path,
@@ -367,11 +386,12 @@ impl Verifier {
             .filter(|l| &l.tbs_cert_list.issuer == issuer_name)
         {
             let key = crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())?;
-            let tbs = crl.tbs_cert_list.to_der()?;
+            let canonical = crl.tbs_cert_list.to_der()?;
+            let tbs = self.crl_signed.get(&canonical).unwrap_or(&canonical);
             if let Err(e) = crate::alg::verify(
                 &key,
                 &self.id,
-                &tbs,
+                tbs,
                 &crl.signature_algorithm,
                 &crl.signature,
             ) {

@@ -205,13 +205,14 @@ fn children(mut contents: &[u8]) -> Vec<Vec<u8>> {
     out
 }
 
-/// `leaf` with `critical FALSE` written out in every non-critical extension (as some CAs
-/// encode it; DER leaves the default out), signed again by `issuer` over those bytes.
-fn with_explicit_defaults(leaf: &[u8], issuer: &SigningKey) -> Vec<u8> {
-    let parts = children(tlv(leaf).1);
+/// A certificate (extensions under [3]) or CRL (under [0]) with `critical FALSE` written out
+/// in every non-critical extension (as some CAs encode it; DER leaves the default out),
+/// signed again by `issuer` over those bytes.
+fn with_explicit_defaults(signed: &[u8], issuer: &SigningKey, extensions_tag: u8) -> Vec<u8> {
+    let parts = children(tlv(signed).1);
     let mut fields = children(tlv(&parts[0]).1);
     let last = fields.len() - 1;
-    assert_eq!(fields[last][0], 0xa3, "extensions are last");
+    assert_eq!(fields[last][0], extensions_tag, "extensions are last");
     let exts = children(tlv(tlv(&fields[last]).1).1)
         .into_iter()
         .map(|ext| {
@@ -227,7 +228,7 @@ fn with_explicit_defaults(leaf: &[u8], issuer: &SigningKey) -> Vec<u8> {
         })
         .collect::<Vec<_>>()
         .concat();
-    fields[last] = encode(0xa3, &encode(0x30, &exts));
+    fields[last] = encode(extensions_tag, &encode(0x30, &exts));
     let tbs = encode(0x30, &fields.concat());
     let sig = issuer.sign(&tbs).unwrap().to_der();
     encode(
@@ -244,7 +245,7 @@ fn with_explicit_defaults(leaf: &[u8], issuer: &SigningKey) -> Vec<u8> {
 #[test]
 fn signatures_are_checked_over_the_bytes_as_encoded() {
     let p = pki(Issue::ca(1825));
-    let leaf = with_explicit_defaults(&p.leaf.to_der().unwrap(), &p.mid_key);
+    let leaf = with_explicit_defaults(&p.leaf.to_der().unwrap(), &p.mid_key, 0xa3);
     // It parses (the explicit FALSE is read and dropped), so a re-encoding differs.
     let parsed = shangmi_pki::Certificate::from_der(&leaf).unwrap();
     assert_ne!(parsed.to_der().unwrap(), leaf);
@@ -264,4 +265,24 @@ fn signatures_are_checked_over_the_bytes_as_encoded() {
     if shangmi_pki::Certificate::from_der(&tampered).is_ok() {
         assert!(v.verify_encoded(&tampered, &mid).is_err());
     }
+    // A CRL written the same way revokes the leaf; read back and re-encoded, its signature
+    // would not hold.
+    let serial = parsed.tbs_certificate().serial_number().as_bytes().to_vec();
+    let list = crl(
+        &p.mid,
+        &p.mid_key,
+        &[(serial, SystemTime::now())],
+        30,
+        1,
+        shangmi_pki::DEFAULT_ID,
+    )
+    .unwrap();
+    let list = with_explicit_defaults(&list.to_der().unwrap(), &p.mid_key, 0xa0);
+    let revoking = v.clone().with_encoded_crls(&list).unwrap();
+    assert_eq!(
+        rule(revoking.verify_encoded(&leaf, &mid)),
+        Some(Rule::Revoked)
+    );
+    let reencoded = v.clone().with_crls(crls(&list).unwrap());
+    assert_eq!(rule(reencoded.verify_encoded(&leaf, &mid)), Some(Rule::Crl));
 }
