@@ -9,8 +9,9 @@ use crate::cpu::Backend;
 use crate::sm2::ct_probes as sm2;
 
 /// The probes by name, each run on two inputs so that input-dependent paths would show.
-pub const PROBES: [&str; 19] = [
+pub const PROBES: [&str; 20] = [
     "sm2-key-exchange",
+    "sm2-ecdh",
     "sm2-decrypt",
     "sm2-fixed-base",
     "sm2-batch-affine",
@@ -49,6 +50,7 @@ pub fn run(name: &str, seed: u8, profile: Backend) -> Option<Vec<u8>> {
             sm2::key_exchange([input(17), input(18), input(19), input(20)]).to_vec()
         }
         "sm2-decrypt" => sm2::decrypt(input(15), input(16)).to_vec(),
+        "sm2-ecdh" => sm2::ecdh(input(45), input(46)).to_vec(),
         "sm2-batch-affine" => sm2::batch_affine(input(14)).to_vec(),
         "sm2-variable-base" => sm2::variable_base_mul(input(2)).to_vec(),
         "sm2-scalar-invert" => sm2::scalar_invert(input(3)).to_vec(),

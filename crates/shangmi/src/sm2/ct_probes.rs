@@ -166,3 +166,19 @@ pub(crate) fn key_exchange(mut seeds: [[u8; 32]; 4]) -> [u8; 32] {
     out[0] ^= u8::from(ok);
     out
 }
+
+/// ECDH as curveSM2 runs it (RFC 8998): a secret ephemeral scalar times a public point.
+pub(crate) fn ecdh(mut r: [u8; 32], peer_seed: [u8; 32]) -> [u8; 32] {
+    use super::kx::EphemeralSecret;
+    secret(&mut r);
+    let (Ok(e), Ok(peer)) = (
+        EphemeralSecret::from_bytes_with(&r, Engine::Soft),
+        SigningKey::from_bytes_with(&peer_seed, Engine::Soft),
+    ) else {
+        return [0; 32];
+    };
+    match e.diffie_hellman(peer.verifying_key()) {
+        Ok(x) => public(*x.as_bytes()),
+        Err(_) => [0; 32],
+    }
+}
