@@ -82,3 +82,23 @@ pub fn bc(cp: &str, dir: &Path, args: &[&str]) -> (bool, Vec<u8>) {
     }
     (o.status.success(), o.stdout)
 }
+
+/// OpenSSL 4.0's `openssl` (scripts/peers/build.sh builds it once into a cache outside the
+/// repository), or None where it cannot be built outside CI (under CI=true that fails).
+pub fn openssl4() -> Option<PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/peers/build.sh");
+    match Command::new(script).arg("openssl4").output() {
+        Ok(o) if o.status.success() => Some(PathBuf::from(
+            String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        )),
+        Ok(_) | Err(_) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("OpenSSL 4.0 could not be built: its interop test is skipped");
+            None
+        }
+        Ok(o) => panic!(
+            "CI=true and OpenSSL 4.0 could not be built: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => panic!("CI=true and OpenSSL 4.0 could not be built: {e}"),
+    }
+}
