@@ -129,8 +129,15 @@ pub fn certified_key(
     if presign {
         signer = signer.with_presign_pool(64);
     }
-    shangmi_rustls::certified_key(chain, signer)
-        .map_err(|e| error(format!("{} with {}", cert.display(), key.display()), e))
+    shangmi_rustls::certified_key(chain, signer).map_err(|e| {
+        let what = format!("{} with {}", cert.display(), key.display());
+        match e {
+            rustls::Error::InconsistentKeys(_) => {
+                error(what, "the private key is not the one the certificate names")
+            }
+            e => error(what, e),
+        }
+    })
 }
 
 /// Trust anchors from a file.
