@@ -162,6 +162,38 @@ impl core::fmt::Display for NotSm2 {
 
 impl std::error::Error for NotSm2 {}
 
+/// The handshake-signature methods both verifiers share: sm2sig_sm3 checked here, every
+/// other scheme by the wrapped verifier (`self.inner`).
+macro_rules! handshake_signatures {
+    () => {
+        fn verify_tls12_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, Error> {
+            self.inner.verify_tls12_signature(message, cert, dss)
+        }
+
+        fn verify_tls13_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, Error> {
+            if dss.scheme == SM2SIG_SM3 {
+                verify_tls13_sm2(message, cert, dss.signature())
+            } else {
+                self.inner.verify_tls13_signature(message, cert, dss)
+            }
+        }
+
+        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+            with_sm2(self.inner.supported_verify_schemes())
+        }
+    };
+}
+
 fn with_sm2(mut schemes: Vec<SignatureScheme>) -> Vec<SignatureScheme> {
     if !schemes.contains(&SM2SIG_SM3) {
         schemes.insert(0, SM2SIG_SM3);
@@ -212,31 +244,7 @@ impl ServerCertVerifier for Sm2ServerVerifier {
         Ok(ok)
     }
 
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, Error> {
-        if dss.scheme == SM2SIG_SM3 {
-            verify_tls13_sm2(message, cert, dss.signature())
-        } else {
-            self.inner.verify_tls13_signature(message, cert, dss)
-        }
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        with_sm2(self.inner.supported_verify_schemes())
-    }
+    handshake_signatures!();
 
     fn root_hint_subjects(&self) -> Option<&[DistinguishedName]> {
         self.inner.root_hint_subjects()
@@ -289,29 +297,5 @@ impl ClientCertVerifier for Sm2ClientVerifier {
             .verify_client_cert(end_entity, intermediates, now)
     }
 
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, Error> {
-        if dss.scheme == SM2SIG_SM3 {
-            verify_tls13_sm2(message, cert, dss.signature())
-        } else {
-            self.inner.verify_tls13_signature(message, cert, dss)
-        }
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        with_sm2(self.inner.supported_verify_schemes())
-    }
+    handshake_signatures!();
 }
