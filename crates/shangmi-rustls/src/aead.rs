@@ -21,16 +21,16 @@ pub(crate) enum Sm4Aead {
 enum Keyed {
     Gcm(Box<Sm4Gcm>),
     Ccm(Box<Sm4Ccm>),
+    /// A key of the wrong length (the key schedule never hands one over): every record
+    /// fails, rather than being sealed under a stand-in key.
+    Unusable,
 }
 
 impl Keyed {
     fn new(kind: &Sm4Aead, key: &AeadKey) -> Self {
-        // The key schedule derives `key_len()` bytes, so the conversion cannot fail; a zero
-        // key in its place would still be refused by every peer's MAC.
-        let mut k = [0u8; 16];
-        if key.as_ref().len() == 16 {
-            k.copy_from_slice(key.as_ref());
-        }
+        let Ok(mut k) = <[u8; 16]>::try_from(key.as_ref()) else {
+            return Keyed::Unusable;
+        };
         let keyed = match kind {
             Sm4Aead::Gcm => Keyed::Gcm(Box::new(Sm4Gcm::new(&k))),
             Sm4Aead::Ccm => Keyed::Ccm(Box::new(
@@ -56,6 +56,7 @@ impl Keyed {
                     .map_err(|_| Error::EncryptError)?;
                 tag.copy_from_slice(&t);
             }
+            Keyed::Unusable => return Err(Error::EncryptError),
         }
         Ok(tag)
     }
@@ -64,6 +65,7 @@ impl Keyed {
         let r = match self {
             Keyed::Gcm(g) => g.decrypt_in_place_detached(nonce, aad, buf, tag),
             Keyed::Ccm(c) => c.decrypt_in_place_detached(nonce, aad, buf, tag),
+            Keyed::Unusable => return Err(Error::DecryptError),
         };
         r.map_err(|_| Error::DecryptError)
     }
@@ -151,5 +153,22 @@ impl MessageDecrypter for Decrypter {
         self.key.open(&nonce, &aad, body, tag)?;
         payload.truncate(body_len);
         msg.into_tls13_unpadded_message()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_of_the_wrong_length_seals_and_opens_nothing() {
+        let key = AeadKey::from([7u8; 32]); // 32 bytes, not 16
+        for kind in [Sm4Aead::Gcm, Sm4Aead::Ccm] {
+            let k = Keyed::new(&kind, &key);
+            let mut buf = [1u8; 8];
+            assert!(k.seal(&[0; 12], b"", &mut buf).is_err());
+            assert!(k.open(&[0; 12], b"", &mut buf, &[0; 16]).is_err());
+            assert_eq!(buf, [1u8; 8], "nothing was encrypted under a stand-in key");
+        }
     }
 }
