@@ -9,11 +9,12 @@
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::sm2::Error;
-use crate::sm2::engine::dispatch;
-use crate::sm2::keys::VerifyingKey;
+use crate::sm2::engine::{Engine, dispatch};
+use crate::sm2::keys::{SigningKey, VerifyingKey};
 use crate::sm2::kx::EphemeralSecret;
 use crate::sm2::mul::variable_base;
 use crate::sm2::point::{Affine, Jacobian};
+use crate::sm2::scalar::SecretScalar;
 
 /// The x coordinate of the Diffie-Hellman point, 32 bytes big-endian; wiped on drop.
 #[derive(Zeroize, ZeroizeOnDrop)]
@@ -37,16 +38,34 @@ impl EphemeralSecret {
     /// serves one exchange. Fails only on a point at infinity, which a validated peer key and
     /// a nonzero r cannot give; the check stays as defence in depth.
     pub fn diffie_hellman(self, peer: &VerifyingKey) -> Result<SharedSecret, Error> {
-        let engine = self.public.engine;
-        dispatch!(engine, |a| {
-            let p = variable_base(a, &Jacobian::from_affine(&peer.affine(a)), &self.r).to_affine();
-            if !crate::ct::public_choice(p.is_some()) {
-                return Err(Error::KeyExchange);
-            }
-            let x = p.unwrap_or(Affine::generator(a)).x.to_bytes();
-            Ok(SharedSecret(x))
-        })
+        x_of_product(self.public.engine, &self.r, peer)
     }
+}
+
+impl SigningKey {
+    /// ECDH with this key as the private half: x(d Q), what OpenSSL's ECDH computes for any
+    /// EC key. For TLS key shares prefer [`EphemeralSecret`], which cannot be used twice;
+    /// this serves callers that hold the key themselves (OpenSSL's provider interface keeps
+    /// the key in its own object and may derive from it more than once).
+    pub fn diffie_hellman(&self, peer: &VerifyingKey) -> Result<SharedSecret, Error> {
+        x_of_product(self.engine, &self.d, peer)
+    }
+}
+
+/// x(k Q) in constant time in k.
+fn x_of_product(
+    engine: Engine,
+    k: &SecretScalar,
+    peer: &VerifyingKey,
+) -> Result<SharedSecret, Error> {
+    dispatch!(engine, |a| {
+        let p = variable_base(a, &Jacobian::from_affine(&peer.affine(a)), k).to_affine();
+        if !crate::ct::public_choice(p.is_some()) {
+            return Err(Error::KeyExchange);
+        }
+        let x = p.unwrap_or(Affine::generator(a)).x.to_bytes();
+        Ok(SharedSecret(x))
+    })
 }
 
 #[cfg(test)]
@@ -72,6 +91,23 @@ mod tests {
         assert_eq!(ka.as_bytes(), kb.as_bytes());
         let c = EphemeralSecret::random().unwrap();
         assert_ne!(c.diffie_hellman(&pb).unwrap().as_bytes(), ka.as_bytes());
+    }
+
+    #[test]
+    fn a_static_key_agrees_with_an_ephemeral_one() {
+        let d = crate::sm2::SigningKey::random().unwrap();
+        let e = EphemeralSecret::random().unwrap();
+        let pe = *e.public_key();
+        let from_static = d.diffie_hellman(&pe).unwrap();
+        // The key is not consumed: a second derivation gives the same secret.
+        assert_eq!(
+            d.diffie_hellman(&pe).unwrap().as_bytes(),
+            from_static.as_bytes()
+        );
+        assert_eq!(
+            e.diffie_hellman(d.verifying_key()).unwrap().as_bytes(),
+            from_static.as_bytes()
+        );
     }
 
     #[test]
