@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# The OpenSSL provider with the stock tools: the `openssl` command loads it, SM3 digests and
-# the five SM4 modes come out byte-identical to OpenSSL's own (both directions, padded and
-# not), a bad padding fails (with the provider's reason on the error queue), X.509
-# certificates and requests made on either side verify on the other, SM2 keys, signatures (with distid) and ciphertexts cross between
-# it and OpenSSL's default provider, and Python's hashlib is served SM3 by it through an
-# OPENSSL_CONF file (a control run without the module must fail, so the answer came from it).
-# Usage: ./scripts/test-provider.sh
+# The OpenSSL provider with the stock tools, on the system's OpenSSL 3 and on OpenSSL 4.0 (built
+# once by scripts/peers/build.sh into a cache outside the repository):
+# - the `openssl` command loads it; SM3 digests and the five SM4 modes come out byte-identical
+#   to OpenSSL's own (both directions, padded and not); a bad padding fails with the
+#   provider's reason on the error queue; HMAC and CMAC over it match; X.509 certificates and
+#   requests made on either side verify on the other with no ID given (the default ID follows
+#   the running OpenSSL: empty on 3.x, 1234567812345678 on 4.x); SM2 keys, signatures (with
+#   distid) and ciphertexts cross between it and OpenSSL's default provider;
+# - through the EVP API (C tests under ASan/UBSan, built against each OpenSSL): every mode in
+#   pieces, the AEADs, ECDH on the SM2 curve and the SM2 ID rules, hostile input refused;
+# - on OpenSSL 4.0, RFC 8998 handshakes with `openssl s_server`/`s_client`, the provider on
+#   the server, the client or both, both suites, client certificates, and against
+#   `shangmi tls` both ways: the provider's own count of what it served shows it made the key
+#   shares, the ECDH, the signatures, the hashes and the records;
+# - Python's hashlib is served SM3 through an OPENSSL_CONF file (a control run without the
+#   module must fail, so the answer came from it).
+# Usage: ./scripts/test-provider.sh   (CI=true: OpenSSL 4.0 must build; elsewhere it may skip)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 module=$(./scripts/build-provider.sh)
@@ -14,6 +24,25 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 use=(-provider-path "$dir" -provider shangmi -provider default -propquery provider=shangmi)
 
+# prefer_conf FILE: default and shangmi loaded, shangmi preferred where it has the algorithm.
+prefer_conf() {
+  {
+    printf 'openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n'
+    printf 'alg_section = algorithm_sect\n[provider_sect]\ndefault = default_sect\n'
+    printf 'shangmi = shangmi_sect\n[default_sect]\nactivate = 1\n'
+    printf '[shangmi_sect]\nmodule = %s/shangmi.so\nactivate = 1\n' "$dir"
+    printf '[algorithm_sect]\ndefault_properties = ?provider=shangmi\n'
+    printf '[req]\ndistinguished_name = req_dn\n[req_dn]\n'
+  } >"$1"
+}
+prefer_conf "$work/prefer.cnf"
+
+# tool_checks OPENSSL: the `openssl` command's checks, run with that binary.
+tool_checks() {
+local OPENSSL_BIN=$1 work=$2
+mkdir -p "$work"
+openssl() { command "$OPENSSL_BIN" "$@"; }
+ours() { OPENSSL_CONF=$work/../prefer.cnf command "$OPENSSL_BIN" "$@"; }
 openssl list -providers -provider-path "$dir" -provider shangmi | grep -q "name: shangmi"
 head -c 1000003 /dev/urandom >"$work/pt"
 head -c 65536 /dev/urandom >"$work/aligned"
@@ -49,14 +78,6 @@ fi
 
 # SM2 across providers with the openssl command: a configuration that prefers shangmi signs,
 # encrypts and makes keys; OpenSSL as installed verifies and decrypts, and the reverse.
-{
-  printf 'openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n'
-  printf 'alg_section = algorithm_sect\n[provider_sect]\ndefault = default_sect\n'
-  printf 'shangmi = shangmi_sect\n[default_sect]\nactivate = 1\n'
-  printf '[shangmi_sect]\nmodule = %s/shangmi.so\nactivate = 1\n' "$dir"
-  printf '[algorithm_sect]\ndefault_properties = ?provider=shangmi\n'
-} >"$work/prefer.cnf"
-ours() { OPENSSL_CONF=$work/prefer.cnf openssl "$@"; }
 # OpenSSL's own HMAC and CMAC over the provider's SM3 and SM4-CBC (preferred through that
 # configuration): the same MACs as OpenSSL computes alone.
 for mac in "-digest SM3 -macopt hexkey:00112233 HMAC" "-cipher SM4-CBC -macopt hexkey:$key CMAC"; do
@@ -92,7 +113,7 @@ for k in k k2; do
 done
 # X.509 both ways, no distid given: a CA and a leaf certificate (and its request) made
 # through the provider verify with OpenSSL alone, and the reverse. OpenSSL 3 hashes an empty
-# ID by default; a different default on either side fails here. The CA says it is one
+# ID by default and OpenSSL 4 1234567812345678; a different default on either side fails here. The CA says it is one
 # (OpenSSL 3.5 refuses an issuer without basicConstraints).
 for side in mine theirs; do
   if [ "$side" = mine ]; then make=(ours) check=(openssl); else make=(openssl) check=(ours); fi
@@ -100,8 +121,11 @@ for side in mine theirs; do
     -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
     -out "$work/ca.pem" 2>/dev/null
   "${make[@]}" req -new -key "$work/k2.pem" -sm3 -subj "/CN=$side leaf" -out "$work/leaf.csr"
+  # An empty extension file: OpenSSL 4 otherwise reads the configuration's default section as
+  # extensions, and ours holds the provider settings.
+  : >"$work/no-ext.cnf"
   "${make[@]}" x509 -req -in "$work/leaf.csr" -CA "$work/ca.pem" -CAkey "$work/k.pem" -sm3 \
-    -days 2 -out "$work/leaf.pem" 2>/dev/null
+    -days 2 -extfile "$work/no-ext.cnf" -out "$work/leaf.pem" 2>/dev/null
   "${check[@]}" req -verify -in "$work/leaf.csr" -noout 2>/dev/null ||
     { echo "FAIL: the $side request does not verify on the other side" >&2; exit 1; }
   "${check[@]}" verify -CAfile "$work/ca.pem" "$work/leaf.pem" >/dev/null ||
@@ -117,6 +141,132 @@ if ours pkeyutl -decrypt -inkey "$work/k.pem" -in "$work/c3" -out "$work/d3" 2>"
 fi
 grep -q "SM2 decryption failed" "$work/err" ||
   { echo "FAIL: no shangmi reason on the error queue:" >&2; cat "$work/err" >&2; exit 1; }
+echo "provider with $("$OPENSSL_BIN" version | cut -d' ' -f1-2): openssl dgst/enc/mac/pkeyutl/x509 checks passed"
+unset -f openssl ours
+}
+
+# c_checks LABEL CFLAGS...: the EVP tests built against one OpenSSL. Leak checking is off: the
+# module's dispatch tables are built once per load and, by design, live until the process ends
+# (the check would report them after OpenSSL unloads it).
+c_checks() {
+  local label=$1
+  shift
+  for t in test_provider test_provider_aead test_provider_kx; do
+    ${CC:-cc} -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+      "crates/shangmi-provider/c/$t.c" "$@" -o "$work/$t-$label"
+    ASAN_OPTIONS=detect_leaks=0 "$work/$t-$label" "$dir"
+  done
+}
+
+tool_checks openssl "$work/3"
+c_checks 3 -lcrypto
+
+# OpenSSL 4.0: the same checks with its `openssl`, the EVP tests against its libcrypto, then
+# RFC 8998 in its libssl with the provider serving the SM algorithms.
+if o4=$(scripts/peers/build.sh openssl4 2>"$work/o4-build.log"); then
+  o4dir=$(dirname "$(dirname "$o4")")
+  tool_checks "$o4" "$work/4"
+  c_checks 4 -I"$o4dir/include" "$o4dir/lib/libcrypto.a" -ldl -lpthread
+
+  t=$work/tls
+  mkdir -p "$t"
+  o4() { OPENSSL_CONF=$work/prefer.cnf "$o4" "$@"; }
+  # Certificates made through the provider on 4.0: a CA, a server (with the SAN rustls
+  # needs) and a client.
+  o4 genpkey -algorithm SM2 -out "$t/ca.key"
+  o4 req -x509 -new -key "$t/ca.key" -sm3 -subj "/CN=provider CA" -days 2 \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign -out "$t/ca.pem"
+  for who in server client; do
+    o4 genpkey -algorithm SM2 -out "$t/$who.key"
+    o4 req -new -key "$t/$who.key" -sm3 -subj "/CN=$who" -out "$t/$who.csr"
+    o4 x509 -req -in "$t/$who.csr" -CA "$t/ca.pem" -CAkey "$t/ca.key" -sm3 -days 2 \
+      -extfile <(printf 'subjectAltName=DNS:localhost\nkeyUsage=critical,digitalSignature\n') \
+      -out "$t/$who.pem" 2>/dev/null
+  done
+  port=$((20000 + RANDOM % 20000))
+  tls13=(-tls1_3 -sigalgs sm2sig_sm3 -groups curveSM2 -CAfile "$t/ca.pem")
+  # served_ok FILE SUITE: the provider's count shows it did every part of one handshake.
+  served_ok() {
+    local line
+    line=$(tail -1 "$1" 2>/dev/null) || true
+    for op in sm2-keygen sm2-derive sm2-sign sm2-verify sm3 "$2"; do
+      [[ " $line" =~ \ $op=[1-9] ]] ||
+        { echo "FAIL: the provider did not serve $op ($1: ${line:-nothing})" >&2; exit 1; }
+    done
+  }
+  # handshake SERVER_CONF CLIENT_CONF SUITE: s_server (reversing lines) and s_client, with
+  # client certificates; each side's provider count goes to its own file.
+  handshake() {
+    local sconf=$1 cconf=$2 suite=$3
+    rm -f "$t"/served.*
+    env ${sconf:+OPENSSL_CONF=$sconf} SHANGMI_PROVIDER_SERVED="$t/served.server" \
+      "$o4" s_server -accept "$port" -naccept 1 -rev -cert "$t/server.pem" -key "$t/server.key" \
+      -Verify 1 -verify_return_error -ciphersuites "$suite" "${tls13[@]}" >"$t/server.log" 2>&1 &
+    local server=$!
+    for _ in $(seq 50); do grep -q ACCEPT "$t/server.log" 2>/dev/null && break; sleep 0.1; done
+    (echo "hello $suite"; sleep 1) | env ${cconf:+OPENSSL_CONF=$cconf} \
+      SHANGMI_PROVIDER_SERVED="$t/served.client" "$o4" s_client -connect "127.0.0.1:$port" \
+      -cert "$t/client.pem" -key "$t/client.key" -verify_return_error -ciphersuites "$suite" \
+      "${tls13[@]}" >"$t/client.log" 2>&1 || true
+    wait "$server" || true
+    grep -q "$(echo "hello $suite" | rev)" "$t/client.log" ||
+      { echo "FAIL: $suite handshake (server ${sconf:+with }provider, client ${cconf:+with }provider)" >&2
+        cat "$t/server.log" "$t/client.log" >&2; exit 1; }
+    grep -q "Cipher is $suite" "$t/client.log" || { echo "FAIL: not $suite" >&2; exit 1; }
+    local mode=${suite#TLS_SM4_}
+    mode=sm4-$(echo "${mode%_SM3}" | tr 'A-Z' 'a-z')
+    if [ -n "$sconf" ]; then served_ok "$t/served.server" "$mode"; fi
+    if [ -n "$cconf" ]; then served_ok "$t/served.client" "$mode"; fi
+    if [ -z "$sconf$cconf" ] && [ -e "$t/served.server" ]; then
+      echo "FAIL: the control run without the provider has its count" >&2; exit 1
+    fi
+    port=$((port + 1))
+  }
+  for suite in TLS_SM4_GCM_SM3 TLS_SM4_CCM_SM3; do
+    handshake "$work/prefer.cnf" "" "$suite"
+    handshake "" "$work/prefer.cnf" "$suite"
+    handshake "$work/prefer.cnf" "$work/prefer.cnf" "$suite"
+    handshake "" "" "$suite"
+  done
+
+  # Against shangmi's own RFC 8998 (rustls with shangmi's provider) both ways.
+  cargo build --quiet --locked -p shangmi-cli
+  shangmi=${CARGO_TARGET_DIR:-target}/debug/shangmi
+  rm -f "$t"/served.*
+  SHANGMI_PROVIDER_SERVED="$t/served.server" OPENSSL_CONF=$work/prefer.cnf "$o4" s_server \
+    -accept "$port" -naccept 1 -rev -cert "$t/server.pem" -key "$t/server.key" -Verify 1 \
+    -verify_return_error -ciphersuites TLS_SM4_GCM_SM3 "${tls13[@]}" >"$t/server.log" 2>&1 &
+  server=$!
+  for _ in $(seq 50); do grep -q ACCEPT "$t/server.log" 2>/dev/null && break; sleep 0.1; done
+  got=$( (echo "to openssl"; sleep 1) | "$shangmi" tls connect "localhost:$port" --ca "$t/ca.pem" \
+    --cert "$t/client.pem" --key "$t/client.key" 2>"$t/client.log") || true
+  wait "$server" || true
+  [ "$got" = "lssnepo ot" ] ||
+    { echo "FAIL: shangmi tls connect -> s_server with the provider" >&2; cat "$t"/*.log >&2; exit 1; }
+  served_ok "$t/served.server" sm4-gcm
+  port=$((port + 1))
+  "$shangmi" tls serve --listen "127.0.0.1:$port" --cert "$t/server.pem" --key "$t/server.key" \
+    --client-ca "$t/ca.pem" --response "from shangmi" 2>"$t/server.log" &
+  server=$!
+  for _ in $(seq 50); do grep -q listening "$t/server.log" 2>/dev/null && break; sleep 0.1; done
+  rm -f "$t"/served.*
+  SHANGMI_PROVIDER_SERVED="$t/served.client" OPENSSL_CONF=$work/prefer.cnf "$o4" s_client \
+    -connect "127.0.0.1:$port" -cert "$t/client.pem" -key "$t/client.key" -verify_return_error \
+    -ciphersuites TLS_SM4_CCM_SM3 "${tls13[@]}" < <(sleep 1) >"$t/client.log" 2>&1 || true
+  kill "$server" 2>/dev/null || true
+  grep -q "from shangmi" "$t/client.log" ||
+    { echo "FAIL: s_client with the provider -> shangmi tls serve" >&2; cat "$t"/*.log >&2; exit 1; }
+  served_ok "$t/served.client" sm4-ccm
+  unset -f o4
+  echo "provider in OpenSSL 4.0's libssl: RFC 8998 both suites, server/client/both, with shangmi tls both ways"
+else
+  cat "$work/o4-build.log" >&2
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: OpenSSL 4.0 could not be built (scripts/peers/build.sh openssl4)" >&2
+    exit 1
+  fi
+  echo "OpenSSL 4.0 not built: the provider's 4.0 and RFC 8998 checks skipped"
+fi
 
 conf() { # conf FILE WITH_MODULE: providers default (+ shangmi), SM3 required from shangmi
   {
@@ -138,14 +288,4 @@ if OPENSSL_CONF=$work/without.cnf python3 -c "$probe" >/dev/null 2>&1; then
   echo "FAIL: the control run found SM3 without the module: the test proves nothing" >&2
   exit 1
 fi
-# Through the EVP API as applications call it: random pieces, in place, dup'd digests, and
-# SM2 fetched from each provider in turn (the C test checks which provider served each);
-# SM4-GCM/CCM/XTS against the standards' vectors, tampering, and the error queue.
-# Leak checking is off: the module's dispatch tables are built once per load and, by design,
-# live until the process ends (the check would report them after OpenSSL unloads it).
-for t in test_provider test_provider_aead; do
-  ${CC:-cc} -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-    "crates/shangmi-provider/c/$t.c" -lcrypto -o "$work/$t"
-  ASAN_OPTIONS=detect_leaks=0 "$work/$t" "$dir"
-done
-echo "provider: openssl dgst/enc byte-identical, EVP pieces equal, AEADs checked, hashlib via OPENSSL_CONF"
+echo "provider: OpenSSL 3 and 4.0 tools byte-identical through it, EVP and ECDH checked, RFC 8998 served by it in OpenSSL 4.0, hashlib via OPENSSL_CONF"

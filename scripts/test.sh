@@ -64,7 +64,7 @@ cargo test --workspace --locked
 step "C library: header current, ASan/UBSan tests against OpenSSL, pkg-config example (./scripts/test-c.sh)"
 ./scripts/test-c.sh
 
-step "OpenSSL provider: openssl dgst/enc byte-identical through it, hashlib via OPENSSL_CONF (./scripts/test-provider.sh)"
+step "OpenSSL provider on OpenSSL 3 and 4.0: tools byte-identical through it, EVP/ECDH tests, RFC 8998 in libssl, hashlib (./scripts/test-provider.sh)"
 ./scripts/test-provider.sh
 
 step "Python package: pip install ./python into a venv, then its pytest suite (./scripts/test-python.sh)"

@@ -409,6 +409,12 @@ unsafe fn finish(ctx: *mut c_void, out_len: *mut usize) -> Result<(), Reason> {
     };
     c.iv_ready = false;
     c.expected = None;
+    if r.is_ok() {
+        crate::served::count(match c.kind {
+            Kind::Gcm => crate::served::Op::Sm4Gcm,
+            Kind::Ccm => crate::served::Op::Sm4Ccm,
+        });
+    }
     r
 }
 

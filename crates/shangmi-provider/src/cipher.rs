@@ -198,7 +198,11 @@ unsafe fn init(
             c.iv.copy_from_slice(unsafe { core::slice::from_raw_parts(iv, 16) });
         }
         // SAFETY: the contract above.
-        unsafe { apply_params(c, ps) }
+        let ok = unsafe { apply_params(c, ps) };
+        if ok == 1 {
+            crate::served::count(crate::served::Op::Sm4);
+        }
+        ok
     })
 }
 

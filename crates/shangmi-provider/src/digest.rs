@@ -72,6 +72,7 @@ unsafe extern "C" fn final_(
                 return 0;
             };
             let d = h.finalize_reset();
+            crate::served::count(crate::served::Op::Sm3);
             core::ptr::copy_nonoverlapping(d.as_ptr(), out, d.len());
             if !out_len.is_null() {
                 *out_len = d.len();

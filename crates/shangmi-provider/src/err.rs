@@ -35,6 +35,9 @@ pub(crate) enum Reason {
     Rng,
     MidMessage,
     ShortTag,
+    KeyExchange,
+    NoPeerKey,
+    BadKeyShare,
 }
 
 /// `OSSL_ITEM`: a reason code and its text.
@@ -44,7 +47,7 @@ pub(crate) struct Item {
     text: *const c_char,
 }
 
-const REASONS: [(Reason, &CStr); 20] = [
+const REASONS: [(Reason, &CStr); 23] = [
     (Reason::Internal, c"internal error"),
     (Reason::InvalidArgument, c"invalid argument"),
     (Reason::BufferTooSmall, c"output buffer too small"),
@@ -82,6 +85,15 @@ const REASONS: [(Reason, &CStr); 20] = [
     (
         Reason::ShortTag,
         c"tag shorter than 12 bytes: declare its length first (taglen) to accept it",
+    ),
+    (Reason::KeyExchange, c"SM2 key exchange failed"),
+    (
+        Reason::NoPeerKey,
+        c"no peer public key: set a peer key with a point before deriving",
+    ),
+    (
+        Reason::BadKeyShare,
+        c"key share is not a 65-byte uncompressed point on the SM2 curve",
     ),
 ];
 

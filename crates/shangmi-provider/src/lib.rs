@@ -1,8 +1,11 @@
 //! An OpenSSL 3 provider: `shangmi.so`, loaded by the stock `openssl` and libcrypto (with
 //! `-provider-path DIR -provider shangmi`, or from `openssl.cnf`), answering for SM3, the
-//! SM4 modes and SM2 (keys, signatures, encryption) with the property `provider=shangmi`. It links nothing from libcrypto (the
-//! OSSL_PARAM arrays are read and written in `params.rs`), so one build loads into OpenSSL
-//! 3.0 and every later 3.x. `scripts/build-provider.sh` puts it at `target/ossl-modules/`.
+//! SM4 modes and SM2 (keys, signatures, encryption, ECDH) with the property
+//! `provider=shangmi`, and for OpenSSL 4.0's libssl the TLS 1.3 group curveSM2 and signature
+//! scheme sm2sig_sm3 (RFC 8998). It links nothing from libcrypto (the OSSL_PARAM arrays are
+//! read and written in `params.rs`), so one build loads into OpenSSL 3.0, every later 3.x and
+//! 4.x; where OpenSSL changed SM2's defaults it follows the running version
+//! (`core_version.rs`). `scripts/build-provider.sh` puts it at `target/ossl-modules/`.
 //!
 //! Every entry point catches panics (OpenSSL sees a failure, never an unwind) and treats its
 //! pointers as the core's contract says (`openssl/core_dispatch.h`).
@@ -14,10 +17,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 mod aead;
+mod capabilities;
 mod cipher;
+mod core_version;
 mod digest;
 mod err;
+mod exchange;
+mod keys;
 mod params;
+mod served;
 mod sm2;
 mod xts;
 
@@ -84,9 +92,11 @@ const OSSL_FUNC_PROVIDER_GETTABLE_PARAMS: c_int = 1025;
 const OSSL_FUNC_PROVIDER_GET_PARAMS: c_int = 1026;
 const OSSL_FUNC_PROVIDER_QUERY_OPERATION: c_int = 1027;
 const OSSL_FUNC_PROVIDER_GET_REASON_STRINGS: c_int = 1029;
+const OSSL_FUNC_PROVIDER_GET_CAPABILITIES: c_int = 1030;
 const OSSL_OP_DIGEST: c_int = 1;
 const OSSL_OP_CIPHER: c_int = 2;
 const OSSL_OP_KEYMGMT: c_int = 10;
+const OSSL_OP_KEYEXCH: c_int = 11;
 const OSSL_OP_SIGNATURE: c_int = 12;
 const OSSL_OP_ASYM_CIPHER: c_int = 13;
 
@@ -95,16 +105,26 @@ type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
 type GetParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
 type Query = unsafe extern "C" fn(*mut c_void, c_int, *mut c_int) -> *const Algorithm;
 type Reasons = unsafe extern "C" fn(*mut c_void) -> *const err::Item;
+type Capabilities = unsafe extern "C" fn(
+    *mut c_void,
+    *const core::ffi::c_char,
+    Option<keys::ParamCallback>,
+    *mut c_void,
+) -> c_int;
 
 unsafe extern "C" fn teardown(provctx: *mut c_void) {
-    guarded((), || err::detach(provctx));
+    guarded((), || {
+        err::detach(provctx);
+        served::write_if_asked();
+    });
 }
 
-static PROVIDER_PARAMS: Static<[OsslParam; 5]> = Static([
+static PROVIDER_PARAMS: Static<[OsslParam; 6]> = Static([
     params::describe(c"name", params::UTF8_PTR),
     params::describe(c"version", params::UTF8_PTR),
     params::describe(c"buildinfo", params::UTF8_PTR),
     params::describe(c"status", params::INTEGER),
+    params::describe(c"served", params::UTF8_STRING),
     params::END,
 ]);
 
@@ -129,6 +149,8 @@ unsafe extern "C" fn get_params(_provctx: *mut c_void, ps: *mut OsslParam) -> c_
                     params::set_str(p, VERSION)
                 } else if params::is(p, c"status") {
                     params::set_uint(p, 1)
+                } else if params::is(p, c"served") {
+                    params::set_string(p, &served::report())
                 } else {
                     true
                 };
@@ -154,7 +176,8 @@ unsafe extern "C" fn query_operation(
         match operation {
             OSSL_OP_DIGEST => digest::algorithms(),
             OSSL_OP_CIPHER => cipher::algorithms(),
-            OSSL_OP_KEYMGMT => sm2::keymgmt(),
+            OSSL_OP_KEYMGMT => keys::keymgmt(),
+            OSSL_OP_KEYEXCH => exchange::algorithms(),
             OSSL_OP_SIGNATURE => sm2::signature(),
             OSSL_OP_ASYM_CIPHER => sm2::asym_cipher(),
             _ => core::ptr::null(),
@@ -171,6 +194,7 @@ fn provider_table() -> &'static [Dispatch] {
             entry::<GetParams>(OSSL_FUNC_PROVIDER_GET_PARAMS, get_params),
             entry::<Query>(OSSL_FUNC_PROVIDER_QUERY_OPERATION, query_operation),
             entry::<Reasons>(OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, err::reason_strings),
+            entry::<Capabilities>(OSSL_FUNC_PROVIDER_GET_CAPABILITIES, capabilities::get),
             DISPATCH_END,
         ])
     })
@@ -193,8 +217,11 @@ pub unsafe extern "C" fn OSSL_provider_init(
         if out.is_null() || provctx.is_null() {
             return 0;
         }
-        // SAFETY: the core's table, terminated as its contract says.
-        unsafe { err::attach(handle, core) };
+        // SAFETY: the core's table, terminated as its contract says, and its handle.
+        unsafe {
+            err::attach(handle, core);
+            core_version::learn(handle, core);
+        }
         // SAFETY: both are writable by the core's contract; the table is static.
         unsafe {
             *out = provider_table().as_ptr();

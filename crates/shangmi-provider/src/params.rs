@@ -123,6 +123,45 @@ pub unsafe fn get_uint(p: *const OsslParam) -> Option<u64> {
     }
 }
 
+/// Reads a signed integer entry (4 or 8 bytes; unsigned ones that fit).
+///
+/// # Safety
+/// `p` is an entry whose `data` has `data_size` readable bytes.
+pub unsafe fn get_int(p: *const OsslParam) -> Option<i64> {
+    // SAFETY: the caller's contract; sizes checked before each read.
+    unsafe {
+        let e = &*p;
+        if e.data.is_null() {
+            return None;
+        }
+        match (e.data_type, e.data_size) {
+            (INTEGER, 4) => Some(i64::from((e.data as *const i32).read_unaligned())),
+            (INTEGER, 8) => Some((e.data as *const i64).read_unaligned()),
+            (UNSIGNED_INTEGER, 4) => Some(i64::from((e.data as *const u32).read_unaligned())),
+            (UNSIGNED_INTEGER, 8) => i64::try_from((e.data as *const u64).read_unaligned()).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Copies `s` (no NUL inside) into a UTF8_STRING entry, NUL-terminated.
+///
+/// # Safety
+/// `p` is an entry whose `data` has `data_size` writable bytes.
+pub unsafe fn set_string(p: *mut OsslParam, s: &str) -> bool {
+    // SAFETY: the caller's contract; the size is checked before the copy.
+    unsafe {
+        let e = &mut *p;
+        if e.data_type != UTF8_STRING || e.data.is_null() || e.data_size <= s.len() {
+            return false;
+        }
+        core::ptr::copy_nonoverlapping(s.as_ptr(), e.data as *mut u8, s.len());
+        *(e.data as *mut u8).add(s.len()) = 0;
+        e.return_size = s.len();
+    }
+    true
+}
+
 /// Points a UTF8_PTR entry at a static string (or copies into a UTF8_STRING one).
 ///
 /// # Safety
@@ -144,7 +183,7 @@ pub unsafe fn set_str(p: *mut OsslParam, s: &'static CStr) -> bool {
     true
 }
 
-/// Copies bytes into an OCTET_STRING entry.
+/// Copies bytes into an OCTET_STRING entry, or answers a size query (no buffer).
 ///
 /// # Safety
 /// `p` is an entry whose `data` has `data_size` writable bytes.
@@ -152,7 +191,15 @@ pub unsafe fn set_octets(p: *mut OsslParam, v: &[u8]) -> bool {
     // SAFETY: the caller's contract; the size is checked before the copy.
     unsafe {
         let e = &mut *p;
-        if e.data_type != OCTET_STRING || e.data.is_null() || e.data_size < v.len() {
+        if e.data_type != OCTET_STRING {
+            return false;
+        }
+        // No buffer: a size query, answered in `return_size` (OpenSSL's convention).
+        if e.data.is_null() {
+            e.return_size = v.len();
+            return true;
+        }
+        if e.data_size < v.len() {
             return false;
         }
         core::ptr::copy_nonoverlapping(v.as_ptr(), e.data as *mut u8, v.len());

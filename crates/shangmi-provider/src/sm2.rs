@@ -1,376 +1,35 @@
-//! SM2 for OpenSSL: key management (import/export in the parameters OpenSSL's own EC/SM2
-//! keys use, so keys decoded by the default provider move across), signatures with the
-//! distinguishing ID (`distid`), and public-key encryption in OpenSSL's ASN.1 layout.
+//! SM2 signatures and public-key encryption for OpenSSL: signatures with the distinguishing
+//! ID (`distid`, defaulting as the running OpenSSL's own SM2 does, and RFC 8998's TLS ID when
+//! libssl says the signature is TLS 1.3's), encryption in OpenSSL's ASN.1 layout.
 
 use core::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
 
-use shangmi::sm2::{self, Format, Signature, SigningKey, VerifyingKey};
+use shangmi::sm2::{self, Format, Signature};
 use shangmi::sm3::Sm3;
 use zeroize::Zeroizing;
 
-use crate::err::{self, Reason, fail};
-use crate::params::{self, OsslParam, Static};
-use crate::{
-    ALGORITHM_END, Algorithm, DISPATCH_END, Dispatch, PROPERTIES, entry, free_boxed, guarded,
+use crate::err::{Reason, fail};
+use crate::keys::{
+    CtxGetParams, CtxParams, CtxTable, DInit, DSignFinal, DUpdate, DVerifyFinal, Free, Init, Key,
+    New, SM2_NAMES, SigDup, SigNew, Sign, Tables, Verify, key, list,
 };
+use crate::params::{self, OsslParam, Static};
+use crate::served::{self, Op};
+use crate::{Algorithm, DISPATCH_END, entry, free_boxed, guarded};
 
-const SELECT_PRIVATE: c_int = 0x01;
-const SELECT_PUBLIC: c_int = 0x02;
+/// RFC 8998's SM2 ID for TLS 1.3's CertificateVerify.
+const TLS13_ID: &[u8] = b"TLSv1.3+GM+Cipher+Suite";
 
-/// Key data: a private key (with its public key), a public key, or nothing yet.
-#[derive(Clone)]
-enum Key {
-    Empty,
-    Private(Box<SigningKey>),
-    Public(VerifyingKey),
-}
-
-impl Key {
-    fn public(&self) -> Option<VerifyingKey> {
-        match self {
-            Key::Empty => None,
-            Key::Private(k) => Some(*k.verifying_key()),
-            Key::Public(p) => Some(*p),
-        }
-    }
-}
-
-/// # Safety
-/// `p` is NULL or key data made by `km_new` (or `km_dup`), live.
-unsafe fn key<'a>(p: *const c_void) -> Option<&'a Key> {
-    // SAFETY: the contract above.
-    unsafe { p.cast::<Key>().as_ref() }
-}
-
-unsafe extern "C" fn km_new(_provctx: *mut c_void) -> *mut c_void {
-    guarded(core::ptr::null_mut(), || {
-        Box::into_raw(Box::new(Key::Empty)).cast()
-    })
-}
-
-unsafe extern "C" fn km_dup(k: *const c_void, _selection: c_int) -> *mut c_void {
-    guarded(core::ptr::null_mut(), || {
-        // SAFETY: the core passes live key data.
-        match unsafe { key(k) } {
-            Some(k) => Box::into_raw(Box::new(k.clone())).cast(),
-            None => core::ptr::null_mut(),
-        }
-    })
-}
-
-unsafe extern "C" fn km_has(k: *const c_void, selection: c_int) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes live key data.
-        let Some(k) = (unsafe { key(k) }) else {
-            return 0;
-        };
-        let ok = (selection & SELECT_PRIVATE == 0 || matches!(k, Key::Private(_)))
-            && (selection & SELECT_PUBLIC == 0 || k.public().is_some());
-        c_int::from(ok)
-    })
-}
-
-unsafe extern "C" fn km_match(a: *const c_void, b: *const c_void, _selection: c_int) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes live key data.
-        let (Some(a), Some(b)) = (unsafe { key(a) }, unsafe { key(b) }) else {
-            return 0;
-        };
-        c_int::from(a.public().is_some() && a.public() == b.public())
-    })
-}
-
-/// Key generation: the selection asked for (the curve is fixed, so nothing else to hold).
-struct GenCtx {
-    selection: c_int,
-}
-
-unsafe extern "C" fn gen_init(
-    _provctx: *mut c_void,
-    selection: c_int,
-    ps: *const OsslParam,
-) -> *mut c_void {
-    guarded(core::ptr::null_mut(), || {
-        let g = Box::into_raw(Box::new(GenCtx { selection })).cast();
-        // SAFETY: `g` is the context just made; `ps` is the core's array (or NULL).
-        if unsafe { gen_set_params(g, ps) } == 1 {
-            g
-        } else {
-            // SAFETY: made above, not shared.
-            unsafe { free_boxed::<GenCtx>(g) };
-            core::ptr::null_mut()
-        }
-    })
-}
-
-unsafe extern "C" fn gen_set_params(_g: *mut c_void, ps: *const OsslParam) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes a terminated array (or NULL).
-        unsafe {
-            for p in params::entries(ps) {
-                if params::is(p, c"group") && !params::names(p, b"SM2") {
-                    return fail(Reason::Unsupported, c"sm2_gen_set_params");
-                }
-            }
-        }
-        1
-    })
-}
-
-static GEN_SETTABLE: Static<[OsslParam; 2]> =
-    Static([params::describe(c"group", params::UTF8_STRING), params::END]);
-
-unsafe extern "C" fn gen_settable(_g: *mut c_void, _provctx: *mut c_void) -> *const OsslParam {
-    GEN_SETTABLE.0.as_ptr()
-}
-
-unsafe extern "C" fn generate(
-    g: *mut c_void,
-    _cb: Option<ParamCallback>,
-    _arg: *mut c_void,
-) -> *mut c_void {
-    guarded(core::ptr::null_mut(), || {
-        // SAFETY: the core passes the context from `gen_init`.
-        let Some(g) = (unsafe { g.cast::<GenCtx>().as_ref() }) else {
-            return core::ptr::null_mut();
-        };
-        let k = if g.selection & SELECT_PRIVATE != 0 || g.selection & SELECT_PUBLIC != 0 {
-            match SigningKey::random() {
-                Ok(k) => Key::Private(Box::new(k)),
-                Err(_) => {
-                    err::raise(Reason::Rng, c"sm2_keygen");
-                    return core::ptr::null_mut();
-                }
-            }
-        } else {
-            Key::Empty
-        };
-        Box::into_raw(Box::new(k)).cast()
-    })
-}
-
-/// A BIGNUM parameter (native-endian magnitude, as OSSL_PARAM carries unsigned integers) as
-/// 32 big-endian bytes.
-fn bn_to_be32(p: &OsslParam) -> Option<Zeroizing<[u8; 32]>> {
-    if p.data_type != params::UNSIGNED_INTEGER || p.data.is_null() || p.data_size == 0 {
-        return None;
-    }
-    // SAFETY: the core's parameter has `data_size` readable bytes at `data`.
-    let bytes = unsafe { core::slice::from_raw_parts(p.data as *const u8, p.data_size) };
-    let mut le: Vec<u8> = if cfg!(target_endian = "little") {
-        bytes.to_vec()
-    } else {
-        bytes.iter().rev().copied().collect()
-    };
-    while le.len() > 32 && le.last() == Some(&0) {
-        le.pop();
-    }
-    if le.len() > 32 {
-        return None;
-    }
-    let mut be = Zeroizing::new([0u8; 32]);
-    for (i, b) in le.iter().enumerate() {
-        be[31 - i] = *b;
-    }
-    zeroize::Zeroize::zeroize(&mut le);
-    Some(be)
-}
-
-unsafe extern "C" fn km_import(k: *mut c_void, selection: c_int, ps: *const OsslParam) -> c_int {
-    const F: &CStr = c"sm2_import";
-    guarded(0, || {
-        // SAFETY: the core passes live key data and a terminated array.
-        unsafe {
-            let Some(k) = k.cast::<Key>().as_mut() else {
-                return 0;
-            };
-            let (mut private, mut public) = (None, None);
-            for p in params::entries(ps) {
-                if params::is(p, c"priv") {
-                    // A private part that does not parse fails the import, rather than
-                    // leaving a public key where a private one was asked for.
-                    private = bn_to_be32(&*p);
-                    if private.is_none() && selection & SELECT_PRIVATE != 0 {
-                        return fail(Reason::InvalidKey, F);
-                    }
-                } else if params::is(p, c"pub") {
-                    let e = &*p;
-                    if e.data_type != params::OCTET_STRING || e.data.is_null() {
-                        return fail(Reason::InvalidKey, F);
-                    }
-                    public = Some(
-                        core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec(),
-                    );
-                } else if params::is(p, c"group") && !params::names(p, b"SM2") {
-                    return fail(Reason::Unsupported, F);
-                }
-            }
-            if selection & SELECT_PRIVATE != 0
-                && let Some(d) = private
-            {
-                {
-                    let Ok(sk) = SigningKey::from_bytes(&d) else {
-                        return fail(Reason::InvalidKey, F);
-                    };
-                    // A public key given beside the private one must be its own.
-                    if let Some(p) = &public
-                        && VerifyingKey::from_sec1_bytes(p).ok() != Some(*sk.verifying_key())
-                    {
-                        return fail(Reason::InvalidKey, F);
-                    }
-                    *k = Key::Private(Box::new(sk));
-                    return 1;
-                }
-            }
-            if selection & SELECT_PUBLIC != 0
-                && let Some(p) = public
-            {
-                {
-                    let Ok(pk) = VerifyingKey::from_sec1_bytes(&p) else {
-                        return fail(Reason::InvalidKey, F);
-                    };
-                    *k = Key::Public(pk);
-                    return 1;
-                }
-            }
-            // Domain parameters alone: the curve is fixed, nothing to store.
-            if selection & (SELECT_PRIVATE | SELECT_PUBLIC) == 0 {
-                1
-            } else {
-                fail(Reason::InvalidKey, F)
-            }
-        }
-    })
-}
-
-static KEY_TYPES: Static<[OsslParam; 4]> = Static([
-    params::describe(c"group", params::UTF8_STRING),
-    params::describe(c"pub", params::OCTET_STRING),
-    params::describe(c"priv", params::UNSIGNED_INTEGER),
-    params::END,
-]);
-
-unsafe extern "C" fn km_types(_selection: c_int) -> *const OsslParam {
-    KEY_TYPES.0.as_ptr()
-}
-
-type ParamCallback = unsafe extern "C" fn(*const OsslParam, *mut c_void) -> c_int;
-
-unsafe extern "C" fn km_export(
-    k: *mut c_void,
-    selection: c_int,
-    cb: Option<ParamCallback>,
-    arg: *mut c_void,
-) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes live key data.
-        let Some(k) = (unsafe { key(k) }) else {
-            return 0;
-        };
-        let Some(cb) = cb else { return 0 };
-        let mut group = *b"SM2\0";
-        let mut public = k
-            .public()
-            .map(|p| p.to_sec1_bytes(false))
-            .unwrap_or_default();
-        let mut private = Zeroizing::new([0u8; 32]);
-        let mut list = vec![OsslParam {
-            key: c"group".as_ptr(),
-            data_type: params::UTF8_STRING,
-            data: group.as_mut_ptr().cast(),
-            data_size: 3,
-            return_size: usize::MAX,
-        }];
-        if selection & SELECT_PUBLIC != 0 && !public.is_empty() {
-            list.push(OsslParam {
-                key: c"pub".as_ptr(),
-                data_type: params::OCTET_STRING,
-                data: public.as_mut_ptr().cast(),
-                data_size: public.len(),
-                return_size: usize::MAX,
-            });
-        }
-        if selection & SELECT_PRIVATE != 0
-            && let Key::Private(sk) = k
-        {
-            // OSSL_PARAM unsigned integers are native-endian.
-            let be = sk.to_bytes();
-            for i in 0..32 {
-                private[i] = if cfg!(target_endian = "little") {
-                    be[31 - i]
-                } else {
-                    be[i]
-                };
-            }
-            list.push(OsslParam {
-                key: c"priv".as_ptr(),
-                data_type: params::UNSIGNED_INTEGER,
-                data: private.as_mut_ptr().cast(),
-                data_size: 32,
-                return_size: usize::MAX,
-            });
-        }
-        list.push(params::END);
-        // SAFETY: a terminated array of parameters whose buffers live until the call returns.
-        unsafe { cb(list.as_ptr(), arg) }
-    })
-}
-
-static KEY_GETTABLE: Static<[OsslParam; 6]> = Static([
-    params::describe(c"bits", params::INTEGER),
-    params::describe(c"security-bits", params::INTEGER),
-    params::describe(c"max-size", params::INTEGER),
-    params::describe(c"default-digest", params::UTF8_STRING),
-    params::describe(c"encoded-pub-key", params::OCTET_STRING),
-    params::END,
-]);
-
-unsafe extern "C" fn km_gettable(_provctx: *mut c_void) -> *const OsslParam {
-    KEY_GETTABLE.0.as_ptr()
-}
-
-unsafe extern "C" fn km_get_params(k: *mut c_void, ps: *mut OsslParam) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes live key data and a terminated array.
-        unsafe {
-            let Some(k) = key(k) else { return 0 };
-            for p in params::entries(ps) {
-                let ok = if params::is(p, c"bits") {
-                    params::set_uint(p, 256)
-                } else if params::is(p, c"security-bits") {
-                    params::set_uint(p, 128)
-                } else if params::is(p, c"max-size") {
-                    // The larger of a DER signature (72) and a short ciphertext bound.
-                    params::set_uint(p, 72)
-                } else if params::is(p, c"default-digest") || params::is(p, c"mandatory-digest") {
-                    params::set_str(p, c"SM3")
-                } else if params::is(p, c"encoded-pub-key") {
-                    match k.public() {
-                        Some(pk) => params::set_octets(p, &pk.to_sec1_bytes(false)),
-                        None => false,
-                    }
-                } else {
-                    true
-                };
-                if !ok {
-                    return 0;
-                }
-            }
-        }
-        1
-    })
-}
-
-unsafe extern "C" fn km_operation_name(_operation: c_int) -> *const c_char {
-    c"SM2".as_ptr()
-}
+/// TLS 1.3's version number, as libssl passes it in `tls-version`.
+const TLS1_3_VERSION: u64 = 0x0304;
 
 /// A signature operation in progress.
 #[derive(Clone)]
 struct SigCtx {
     key: Option<Key>,
-    id: Vec<u8>,
+    /// The ID set by `distid` or `tls-version`; `None` is the running OpenSSL's default.
+    id: Option<Vec<u8>>,
     /// SM3(Z || message so far), started once the ID is final (at the first data).
     hash: Option<Sm3>,
 }
@@ -378,7 +37,11 @@ struct SigCtx {
 impl SigCtx {
     fn hasher(&mut self) -> Option<&mut Sm3> {
         if self.hash.is_none() {
-            let z = self.key.as_ref()?.public()?.z(&self.id).ok()?;
+            let id = self
+                .id
+                .as_deref()
+                .unwrap_or(crate::core_version::default_sm2_id());
+            let z = self.key.as_ref()?.public()?.z(id).ok()?;
             let mut h = Sm3::new();
             h.update(&z);
             self.hash = Some(h);
@@ -403,10 +66,10 @@ unsafe extern "C" fn sig_new(_provctx: *mut c_void, _propq: *const c_char) -> *m
     guarded(core::ptr::null_mut(), || {
         let c = SigCtx {
             key: None,
-            // OpenSSL 3's own SM2 hashes an empty ID when none is set (X.509 certificates and
-            // requests included), not GM/T 0009's 1234567812345678: the same default here, so
-            // that what either provider signs the other verifies. `distid` sets any other.
-            id: Vec::new(),
+            // The default ID is the running OpenSSL's own (empty on 3.x, 1234567812345678 on
+            // 4.x), so that what either provider signs the other verifies, certificates
+            // included; it is resolved when the message starts.
+            id: None,
             hash: None,
         };
         Box::into_raw(Box::new(c)).cast()
@@ -512,6 +175,7 @@ unsafe fn write_sig(
     let Ok(s) = k.sign_digest(e) else {
         return fail(Reason::Rng, F);
     };
+    served::count(Op::Sm2Sign);
     let der = s.to_der();
     if out.is_null() || out_len.is_null() || out_size < der.len() {
         return fail(Reason::BufferTooSmall, F);
@@ -581,6 +245,7 @@ fn check(c: &SigCtx, e: &[u8; 32], s: &[u8]) -> c_int {
     let Some(pk) = c.key.as_ref().and_then(Key::public) else {
         return fail(Reason::NoKey, F);
     };
+    served::count(Op::Sm2Verify);
     match Signature::from_der(s).map(|sig| pk.verify_digest(e, &sig)) {
         Ok(Ok(())) => 1,
         _ => fail(Reason::BadSignature, F),
@@ -680,11 +345,25 @@ unsafe fn sig_apply_params(c: &mut SigCtx, ps: *const OsslParam) -> c_int {
                 if e.data_size > sm2::MAX_ID_LEN {
                     return fail(Reason::InvalidArgument, F);
                 }
-                c.id = if e.data_size == 0 {
-                    Vec::new()
+                // No data at all is "no ID set" (the default), as OpenSSL reads it; data of
+                // length 0 is the empty ID.
+                c.id = if e.data.is_null() {
+                    None
                 } else {
-                    core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec()
+                    Some(core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec())
                 };
+            } else if params::is(p, c"tls-version") {
+                // libssl (4.0 on) names the protocol a signature is for: TLS 1.3's
+                // CertificateVerify takes RFC 8998's ID; other versions keep the ID set.
+                let Some(v) = params::get_uint(p) else {
+                    return fail(Reason::InvalidArgument, F);
+                };
+                if c.hash.is_some() {
+                    return fail(Reason::State, F);
+                }
+                if v == TLS1_3_VERSION {
+                    c.id = Some(TLS13_ID.to_vec());
+                }
             } else if params::is(p, c"digest") && !params::names(p, b"SM3") {
                 return fail(Reason::Unsupported, F);
             }
@@ -724,8 +403,9 @@ unsafe extern "C" fn sig_get_params(ctx: *mut c_void, ps: *mut OsslParam) -> c_i
     })
 }
 
-static SIG_SETTABLE: Static<[OsslParam; 3]> = Static([
+static SIG_SETTABLE: Static<[OsslParam; 4]> = Static([
     params::describe(c"distid", params::OCTET_STRING),
+    params::describe(c"tls-version", params::UNSIGNED_INTEGER),
     params::describe(c"digest", params::UTF8_STRING),
     params::END,
 ]);
@@ -806,6 +486,7 @@ unsafe extern "C" fn ac_encrypt(
             let Ok(ct) = pk.encrypt(m, Format::Der) else {
                 return fail(Reason::Rng, F);
             };
+            served::count(Op::Sm2Encrypt);
             if ct.len() > out_size {
                 return fail(Reason::BufferTooSmall, F);
             }
@@ -841,6 +522,7 @@ unsafe extern "C" fn ac_decrypt(
             let Some(Key::Private(k)) = &c.key else {
                 return fail(Reason::NoKey, F);
             };
+            served::count(Op::Sm2Decrypt);
             let Ok(pt) = k.decrypt(core::slice::from_raw_parts(input, len), Format::Der) else {
                 return fail(Reason::DecryptionFailed, F);
             };
@@ -878,93 +560,6 @@ unsafe extern "C" fn ac_settable(_ctx: *mut c_void, _provctx: *mut c_void) -> *c
     AC_SETTABLE.0.as_ptr()
 }
 
-type New = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type GenInit = unsafe extern "C" fn(*mut c_void, c_int, *const OsslParam) -> *mut c_void;
-type Gen = unsafe extern "C" fn(*mut c_void, Option<ParamCallback>, *mut c_void) -> *mut c_void;
-type Free = unsafe extern "C" fn(*mut c_void);
-type Dup = unsafe extern "C" fn(*const c_void, c_int) -> *mut c_void;
-type Has = unsafe extern "C" fn(*const c_void, c_int) -> c_int;
-type Match = unsafe extern "C" fn(*const c_void, *const c_void, c_int) -> c_int;
-type Import = unsafe extern "C" fn(*mut c_void, c_int, *const OsslParam) -> c_int;
-type Types = unsafe extern "C" fn(c_int) -> *const OsslParam;
-type Export = unsafe extern "C" fn(*mut c_void, c_int, Option<ParamCallback>, *mut c_void) -> c_int;
-type GetParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
-type Gettable = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
-type OpName = unsafe extern "C" fn(c_int) -> *const c_char;
-type SigNew = unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void;
-type SigDup = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type Init = unsafe extern "C" fn(*mut c_void, *mut c_void, *const OsslParam) -> c_int;
-type DInit =
-    unsafe extern "C" fn(*mut c_void, *const c_char, *mut c_void, *const OsslParam) -> c_int;
-type Sign =
-    unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize, *const u8, usize) -> c_int;
-type Verify = unsafe extern "C" fn(*mut c_void, *const u8, usize, *const u8, usize) -> c_int;
-type DUpdate = unsafe extern "C" fn(*mut c_void, *const u8, usize) -> c_int;
-type DSignFinal = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
-type DVerifyFinal = unsafe extern "C" fn(*mut c_void, *const u8, usize) -> c_int;
-type CtxParams = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
-type CtxGetParams = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
-type CtxTable = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
-
-/// One operation's dispatch table and algorithm list (pointing into it).
-type Tables = Static<(Vec<Dispatch>, Vec<Algorithm>)>;
-
-fn algorithm(table: Vec<Dispatch>, description: &'static CStr) -> Tables {
-    let algs = vec![
-        Algorithm {
-            names: c"SM2:1.2.156.10197.1.301".as_ptr(),
-            properties: PROPERTIES.as_ptr(),
-            implementation: table.as_ptr(),
-            description: description.as_ptr(),
-        },
-        ALGORITHM_END,
-    ];
-    Static((table, algs))
-}
-
-/// The algorithm list of one SM2 operation, built on first use.
-fn list(
-    cell: &'static OnceLock<Tables>,
-    table: impl FnOnce() -> Vec<Dispatch>,
-    description: &'static CStr,
-) -> *const Algorithm {
-    cell.get_or_init(|| algorithm(table(), description))
-        .0
-        .1
-        .as_ptr()
-}
-
-/// The SM2 key management.
-pub(crate) fn keymgmt() -> *const Algorithm {
-    static T: OnceLock<Tables> = OnceLock::new();
-    list(
-        &T,
-        || {
-            vec![
-                entry::<New>(1, km_new),
-                entry::<GenInit>(2, gen_init),
-                entry::<CtxParams>(4, gen_set_params),
-                entry::<CtxTable>(5, gen_settable),
-                entry::<Gen>(6, generate),
-                entry::<Free>(7, free_boxed::<GenCtx>),
-                entry::<Free>(10, free_boxed::<Key>),
-                entry::<GetParams>(11, km_get_params),
-                entry::<Gettable>(12, km_gettable),
-                entry::<OpName>(20, km_operation_name),
-                entry::<Has>(21, km_has),
-                entry::<Match>(23, km_match),
-                entry::<Import>(40, km_import),
-                entry::<Types>(41, km_types),
-                entry::<Export>(42, km_export),
-                entry::<Types>(43, km_types),
-                entry::<Dup>(44, km_dup),
-                DISPATCH_END,
-            ]
-        },
-        c"shangmi SM2 keys",
-    )
-}
-
 /// SM2 signatures (SM2 with SM3, `distid` settable).
 pub(crate) fn signature() -> *const Algorithm {
     static T: OnceLock<Tables> = OnceLock::new();
@@ -992,6 +587,7 @@ pub(crate) fn signature() -> *const Algorithm {
                 DISPATCH_END,
             ]
         },
+        SM2_NAMES,
         c"shangmi SM2 signature",
     )
 }
@@ -1014,6 +610,7 @@ pub(crate) fn asym_cipher() -> *const Algorithm {
                 DISPATCH_END,
             ]
         },
+        SM2_NAMES,
         c"shangmi SM2 encryption",
     )
 }

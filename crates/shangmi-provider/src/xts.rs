@@ -111,6 +111,9 @@ unsafe fn init_entry(
     guarded(0, || {
         // SAFETY: forwarded under the same contract.
         let r = unsafe { init(ctx, key, kl, iv, il, ps, encrypt) };
+        if r.is_ok() {
+            crate::served::count(crate::served::Op::Sm4);
+        }
         result(r, c"sm4_xts_init")
     })
 }
