@@ -118,11 +118,7 @@ fn main() -> ExitCode {
         eprintln!("  TLS 1.3 handshakes and records");
         let peer = tls_openssl4::start();
         let mut extra = || match &peer {
-            Ok(p) => p
-                .round(plan.slice)
-                .into_iter()
-                .map(|(op, r)| (op, tls_ops::OPENSSL4.to_string(), r))
-                .collect(),
+            Ok(p) => p.round(plan.slice),
             Err(_) => Vec::new(),
         };
         tls_figures = tls_ops::measure(&plan, &mut extra);
