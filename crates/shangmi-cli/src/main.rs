@@ -21,6 +21,7 @@ mod sm2_inspect;
 mod sm3_cmd;
 mod sm4_cmd;
 mod speed;
+mod tlcp_cmd;
 mod tls_cmd;
 mod tls_relay;
 mod tls_serve;
@@ -73,6 +74,8 @@ enum Command {
     Cms(cms_cmd::Args),
     /// TLS 1.3 with the SM suites (RFC 8998): connect to a server, or serve.
     Tls(tls_cmd::Args),
+    /// TLCP (GB/T 38636): the national TLS with signing and encryption certificates.
+    Tlcp(tlcp_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Command::X509(args) => x509_cmd::run(args),
         Command::Cms(args) => cms_cmd::run(args),
         Command::Tls(args) => tls_cmd::run(args),
+        Command::Tlcp(args) => tlcp_cmd::run(args),
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome.code()),

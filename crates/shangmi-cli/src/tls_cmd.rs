@@ -173,6 +173,11 @@ pub fn handshake_kind(k: Option<rustls::HandshakeKind>) -> &'static str {
 
 /// A one-line description of a certificate: subject and issuer.
 pub fn describe_chain(chain: &[CertificateDer<'_>]) -> Vec<String> {
+    describe_chain_der(chain)
+}
+
+/// [`describe_chain`] for any DER certificates.
+pub fn describe_chain_der<C: AsRef<[u8]>>(chain: &[C]) -> Vec<String> {
     chain
         .iter()
         .enumerate()

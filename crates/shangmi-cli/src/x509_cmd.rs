@@ -87,6 +87,11 @@ enum Cmd {
         /// Subject alternative names (default: those the request asks for).
         #[arg(long)]
         san: Vec<String>,
+        /// Key usage, comma-separated (digitalSignature, nonRepudiation, keyEncipherment,
+        /// dataEncipherment, keyAgreement, keyCertSign, cRLSign); e.g. a TLCP encryption
+        /// certificate: keyEncipherment,dataEncipherment,keyAgreement.
+        #[arg(long, value_name = "LIST")]
+        key_usage: Option<String>,
         /// The serial number in hex (default: 16 random bytes).
         #[arg(long, value_name = "HEX")]
         serial: Option<String>,
@@ -235,6 +240,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             path_len,
             days,
             san,
+            key_usage,
             serial,
             sm2_id,
             password_file,
@@ -251,6 +257,9 @@ pub fn run(args: Args) -> Result<Outcome> {
             };
             issue.path_len = path_len;
             issue.san = san;
+            if let Some(list) = &key_usage {
+                issue.key_usage = Some(parse_key_usage(list)?);
+            }
             issue.id = sm2_id.into_bytes();
             issue.serial = serial.as_deref().map(serial_hex).transpose()?;
             let cert = if self_signed {
@@ -364,4 +373,26 @@ pub fn run(args: Args) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Ok)
+}
+
+/// `--key-usage`: names as RFC 5280 spells them, comma-separated.
+fn parse_key_usage(list: &str) -> Result<x509_cert::ext::pkix::KeyUsage> {
+    use x509_cert::ext::pkix::KeyUsages as K;
+    let mut set = der::flagset::FlagSet::<K>::default();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        set |= match name {
+            "digitalSignature" => K::DigitalSignature,
+            "nonRepudiation" | "contentCommitment" => K::NonRepudiation,
+            "keyEncipherment" => K::KeyEncipherment,
+            "dataEncipherment" => K::DataEncipherment,
+            "keyAgreement" => K::KeyAgreement,
+            "keyCertSign" => K::KeyCertSign,
+            "cRLSign" => K::CRLSign,
+            other => return Err(error("--key-usage", format!("unknown key usage {other}"))),
+        };
+    }
+    if set.is_empty() {
+        return Err(error("--key-usage", "no key usage named"));
+    }
+    Ok(x509_cert::ext::pkix::KeyUsage(set))
 }

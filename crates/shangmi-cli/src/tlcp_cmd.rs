@@ -1,0 +1,577 @@
+//! `shangmi tlcp`: TLCP (GB/T 38636) with the same conventions as `shangmi tls`. `connect`
+//! copies stdin to the connection and the connection to stdout; `serve` echoes or forwards
+//! each connection, one thread per connection, with a handshake deadline and an idle timeout.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::{ArgGroup, Args as ClapArgs, Subcommand, ValueEnum};
+use shangmi_tlcp::{ClientConfig, Connection, Identity, ServerConfig};
+
+use crate::fail::{Outcome, Result, error, rejected};
+use crate::tls_cmd::{describe_chain_der, read_file};
+
+#[derive(ClapArgs)]
+#[command(after_help = "\
+Examples:
+  shangmi tlcp serve --sign-cert sign.pem --sign-key sign.key --enc-cert enc.pem \\
+      --enc-key enc.key --listen 127.0.0.1:4433 --echo
+  echo hello | shangmi tlcp connect 127.0.0.1:4433 --ca ca.pem --servername localhost
+  shangmi tlcp connect host:443 --ca ca.pem --sign-cert c.pem --sign-key c.key \\
+      --enc-cert ce.pem --enc-key ce.key --suite ecdhe-sm4-gcm-sm3
+
+TLCP 1.1 (GB/T 38636-2020) with ECC_SM4_CBC_SM3, ECC_SM4_GCM_SM3, ECDHE_SM4_CBC_SM3 and
+ECDHE_SM4_GCM_SM3; a signing and an encryption certificate per side (ECDHE needs the client's
+too). Signatures and the SM2 key exchange use the SM2 ID 1234567812345678.
+Exit status (connect): 0 clean close, 1 connection, handshake or certificate failure,
+2 usage or input error.")]
+pub struct Args {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Connect to a server: stdin to the connection, the connection to stdout; the suite and
+    /// the server's certificates on stderr.
+    Connect(ConnectArgs),
+    /// Accept connections and echo or forward each one.
+    Serve(ServeArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Suite {
+    /// ECC_SM4_CBC_SM3 (0xE013).
+    EccSm4CbcSm3,
+    /// ECC_SM4_GCM_SM3 (0xE053).
+    EccSm4GcmSm3,
+    /// ECDHE_SM4_CBC_SM3 (0xE011): needs client certificates.
+    EcdheSm4CbcSm3,
+    /// ECDHE_SM4_GCM_SM3 (0xE051): needs client certificates.
+    EcdheSm4GcmSm3,
+}
+
+impl Suite {
+    fn tlcp(self) -> shangmi_tlcp::Suite {
+        match self {
+            Suite::EccSm4CbcSm3 => shangmi_tlcp::Suite::EccSm4CbcSm3,
+            Suite::EccSm4GcmSm3 => shangmi_tlcp::Suite::EccSm4GcmSm3,
+            Suite::EcdheSm4CbcSm3 => shangmi_tlcp::Suite::EcdheSm4CbcSm3,
+            Suite::EcdheSm4GcmSm3 => shangmi_tlcp::Suite::EcdheSm4GcmSm3,
+        }
+    }
+}
+
+/// The signing and encryption pair, from four files.
+#[derive(ClapArgs)]
+struct Pair {
+    /// The signing certificate (leaf first; intermediates may follow).
+    #[arg(long, value_name = "FILE")]
+    sign_cert: Option<PathBuf>,
+    /// The signing certificate's SM2 key.
+    #[arg(long, value_name = "FILE")]
+    sign_key: Option<PathBuf>,
+    /// The encryption certificate.
+    #[arg(long, value_name = "FILE")]
+    enc_cert: Option<PathBuf>,
+    /// The encryption certificate's SM2 key.
+    #[arg(long, value_name = "FILE")]
+    enc_key: Option<PathBuf>,
+    /// Reads the keys' password from this file when they are encrypted.
+    #[arg(long, value_name = "F")]
+    password_file: Option<PathBuf>,
+}
+
+impl Pair {
+    /// Both identities, all four files given, or none when none is.
+    fn load(&self) -> Result<Option<(Identity, Identity)>> {
+        match (
+            &self.sign_cert,
+            &self.sign_key,
+            &self.enc_cert,
+            &self.enc_key,
+        ) {
+            (None, None, None, None) => Ok(None),
+            (Some(sc), Some(sk), Some(ec), Some(ek)) => Ok(Some((
+                identity(sc, sk, self.password_file.as_deref())?,
+                identity(ec, ek, self.password_file.as_deref())?,
+            ))),
+            _ => Err(error(
+                "certificates",
+                "--sign-cert, --sign-key, --enc-cert and --enc-key go together",
+            )),
+        }
+    }
+}
+
+fn identity(cert: &Path, key: &Path, password_file: Option<&Path>) -> Result<Identity> {
+    let chain =
+        shangmi_pki::certificate_ders(&read_file(cert)?).map_err(|e| error(cert.display(), e))?;
+    let key_value = crate::keyio::private_key(key, password_file)?;
+    Identity::new(chain, key_value)
+        .map_err(|e| error(format!("{} with {}", cert.display(), key.display()), e))
+}
+
+fn roots(path: &Path) -> Result<Vec<shangmi_pki::Certificate>> {
+    let roots =
+        shangmi_pki::certificates(&read_file(path)?).map_err(|e| error(path.display(), e))?;
+    if roots.is_empty() {
+        return Err(error(path.display(), "no certificate in the file"));
+    }
+    Ok(roots)
+}
+
+#[derive(ClapArgs)]
+struct ConnectArgs {
+    /// The server, HOST:PORT.
+    #[arg(value_name = "HOST:PORT")]
+    address: String,
+    /// Trusted root certificates (PEM or DER; several in one PEM file).
+    #[arg(long, value_name = "FILE")]
+    ca: PathBuf,
+    #[command(flatten)]
+    pair: Pair,
+    /// The name to check the server's signing certificate against (default: the host).
+    #[arg(long, value_name = "NAME")]
+    servername: Option<String>,
+    /// Offer only this suite (default: every suite usable: ECC, and ECDHE with certificates).
+    #[arg(long, value_enum)]
+    suite: Option<Suite>,
+    /// Connect once, close, then connect again resuming that session (the second connection
+    /// carries stdin; stderr says whether it resumed).
+    #[arg(long)]
+    resume: bool,
+    /// Seconds allowed for the TCP connection and the handshake.
+    #[arg(long, default_value_t = 10, value_name = "S")]
+    timeout: u64,
+    /// Seconds without traffic before giving up.
+    #[arg(long, default_value_t = 300, value_name = "S")]
+    idle_timeout: u64,
+}
+
+#[derive(ClapArgs)]
+#[command(group(ArgGroup::new("mode").required(true).args(["echo", "forward"])))]
+struct ServeArgs {
+    #[command(flatten)]
+    pair: Pair,
+    /// Require client certificate pairs chaining to these roots (enables the ECDHE suites).
+    #[arg(long, value_name = "FILE")]
+    client_ca: Option<PathBuf>,
+    /// Where to listen, ADDR:PORT (port 0 picks a free one; the line on stderr names it).
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: String,
+    /// Send back whatever each client sends.
+    #[arg(long)]
+    echo: bool,
+    /// Relay each connection to this TCP service (TLCP termination).
+    #[arg(long, value_name = "ADDR:PORT")]
+    forward: Option<String>,
+    /// Accept only this suite (default: all four).
+    #[arg(long, value_enum)]
+    suite: Option<Suite>,
+    /// Connections served at once; more are closed on arrival.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_connections: usize,
+    /// Seconds a client has to complete its handshake.
+    #[arg(long, default_value_t = 10, value_name = "S")]
+    handshake_timeout: u64,
+    /// Seconds without traffic before a connection is closed.
+    #[arg(long, default_value_t = 300, value_name = "S")]
+    idle_timeout: u64,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    match args.cmd {
+        Cmd::Connect(a) => connect(a),
+        Cmd::Serve(a) => serve(a),
+    }
+}
+
+/// Runs the handshake on a blocking socket, within `deadline`.
+fn handshake(conn: &mut Connection, sock: &mut TcpStream, deadline: Instant) -> io::Result<()> {
+    let mut buf = vec![0u8; 32 * 1024];
+    loop {
+        let out = conn.take_tls();
+        if !out.is_empty() {
+            sock.write_all(&out)?;
+        }
+        if !conn.is_handshaking() {
+            return Ok(());
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "handshake deadline",
+            ));
+        }
+        sock.set_read_timeout(Some(left))?;
+        let n = sock.read(&mut buf)?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the peer closed the connection during the handshake",
+            ));
+        }
+        let r = conn.read_tls(&buf[..n]);
+        let out = conn.take_tls();
+        if !out.is_empty() {
+            sock.write_all(&out)?;
+        }
+        r.map_err(io::Error::other)?;
+    }
+}
+
+fn connect(a: ConnectArgs) -> Result<Outcome> {
+    let mut config = ClientConfig::new(roots(&a.ca)?);
+    if let Some((sign, enc)) = a.pair.load()? {
+        config = config.with_certificates(sign, enc);
+    }
+    if let Some(s) = a.suite {
+        config = config.with_suites(&[s.tlcp()]);
+    }
+    let config = Arc::new(config);
+    let host = a
+        .address
+        .rsplit_once(':')
+        .map(|(h, _)| h.trim_start_matches('[').trim_end_matches(']'))
+        .ok_or_else(|| error(&a.address, "expected HOST:PORT"))?;
+    let name = a.servername.clone().unwrap_or_else(|| host.to_string());
+    let timeout = Duration::from_secs(a.timeout.max(1));
+    let open = |quiet: bool| -> Result<(Connection, TcpStream)> {
+        let addr = a
+            .address
+            .to_socket_addrs()
+            .map_err(|e| error(&a.address, e))?
+            .next()
+            .ok_or_else(|| error(&a.address, "no address"))?;
+        let mut sock = TcpStream::connect_timeout(&addr, timeout)
+            .map_err(|e| rejected(&a.address, crate::fail::io_cause(&e)))?;
+        let _ = sock.set_nodelay(true);
+        let mut conn = Connection::client(config.clone(), &name).map_err(|e| error("TLCP", e))?;
+        handshake(&mut conn, &mut sock, Instant::now() + timeout)
+            .map_err(|e| rejected(&a.address, crate::fail::io_cause(&e)))?;
+        let agreed = conn
+            .agreed()
+            .cloned()
+            .ok_or_else(|| rejected(&a.address, "no handshake"))?;
+        if !quiet {
+            eprintln!(
+                "suite: {} ({})",
+                agreed.suite,
+                if agreed.resumed { "resumed" } else { "full" }
+            );
+            for line in describe_chain_der(&agreed.peer_certificates) {
+                eprintln!("  {line}");
+            }
+        }
+        Ok((conn, sock))
+    };
+    if a.resume {
+        let (mut conn, mut sock) = open(true)?;
+        conn.close();
+        let _ = sock.write_all(&conn.take_tls());
+        let _ = sock.shutdown(Shutdown::Both);
+    }
+    let (conn, sock) = open(false)?;
+    let idle = Duration::from_secs(a.idle_timeout.max(1));
+    let stdin: Box<dyn Read + Send> = Box::new(io::stdin());
+    let stdout: Box<dyn Write + Send> = Box::new(io::stdout());
+    match relay(conn, sock, Some(stdin), stdout, idle, None) {
+        Ok(()) => Ok(Outcome::Ok),
+        Err(e) => Err(rejected(&a.address, e)),
+    }
+}
+
+/// Copies `source` into the connection and the connection's data into `sink` until both
+/// directions have ended: close_notify after `source`'s EOF, the peer's close_notify (or, with
+/// no source, the echo of everything received). Errors: what ended the connection.
+fn relay(
+    conn: Connection,
+    sock: TcpStream,
+    source: Option<Box<dyn Read + Send>>,
+    mut sink: Box<dyn Write + Send>,
+    idle: Duration,
+    half_close: Option<TcpStream>,
+) -> std::result::Result<(), String> {
+    let conn = Arc::new(Mutex::new(conn));
+    sock.set_read_timeout(Some(idle))
+        .map_err(|e| e.to_string())?;
+    let writer = match source {
+        Some(mut src) => {
+            let (conn, mut sock) = (conn.clone(), sock.try_clone().map_err(|e| e.to_string())?);
+            Some(std::thread::spawn(move || -> io::Result<()> {
+                let mut buf = vec![0u8; 16 * 1024];
+                loop {
+                    let n = src.read(&mut buf)?;
+                    let out = {
+                        let mut c = lock(&conn);
+                        if n == 0 {
+                            c.close();
+                        } else {
+                            c.send(&buf[..n]).map_err(io::Error::other)?;
+                        }
+                        c.take_tls()
+                    };
+                    sock.write_all(&out)?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                }
+            }))
+        }
+        None => None,
+    };
+    let mut sock_r = sock;
+    let mut buf = vec![0u8; 32 * 1024];
+    let result = loop {
+        let n = match sock_r.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => break Err(crate::fail::io_cause(&e)),
+        };
+        if n == 0 {
+            break if lock(&conn).peer_closed() {
+                Ok(())
+            } else {
+                Err("the peer closed the connection without close_notify".to_string())
+            };
+        }
+        let (r, data, out, closed) = {
+            let mut c = lock(&conn);
+            let r = c.read_tls(&buf[..n]);
+            let data = c.take_plaintext();
+            (r, data, c.take_tls(), c.peer_closed())
+        };
+        if !data.is_empty() && sink.write_all(&data).and_then(|()| sink.flush()).is_err() {
+            break Err("the output closed".into());
+        }
+        if !out.is_empty() && sock_r.write_all(&out).is_err() {
+            break Err("the connection broke".into());
+        }
+        if let Err(e) = r {
+            break Err(e.to_string());
+        }
+        if closed {
+            if let Some(backend) = &half_close {
+                // A forward: the back end hears the end of the request, and its answer (read
+                // by the writer until its EOF, then close_notify) still goes out.
+                let _ = backend.shutdown(Shutdown::Write);
+                if let Some(w) = writer {
+                    return match w.join() {
+                        Ok(Ok(())) => Ok(()),
+                        Ok(Err(e)) => Err(crate::fail::io_cause(&e)),
+                        Err(_) => Err("the relay failed".into()),
+                    };
+                }
+            }
+            // Our side ends too: close_notify back (the writer may already have sent it).
+            let out = {
+                let mut c = lock(&conn);
+                c.close();
+                c.take_tls()
+            };
+            let _ = sock_r.write_all(&out);
+            break Ok(());
+        }
+    };
+    let _ = sock_r.shutdown(Shutdown::Both);
+    // A writer still reading its source (stdin) is left to the process's end.
+    drop(writer);
+    result
+}
+
+fn lock(c: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
+    c.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The echo: a sink that sends what it is given back into the connection.
+struct Echo {
+    conn: Arc<Mutex<Connection>>,
+    sock: TcpStream,
+}
+
+impl Write for Echo {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let out = {
+            let mut c = lock(&self.conn);
+            c.send(data).map_err(io::Error::other)?;
+            c.take_tls()
+        };
+        self.sock.write_all(&out)?;
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Shared {
+    config: Arc<ServerConfig>,
+    forward: Option<String>,
+    handshake_timeout: Duration,
+    idle: Duration,
+}
+
+fn serve(a: ServeArgs) -> Result<Outcome> {
+    let (sign, enc) = a.pair.load()?.ok_or_else(|| {
+        error(
+            "serve",
+            "--sign-cert, --sign-key, --enc-cert and --enc-key are required",
+        )
+    })?;
+    let mut config = ServerConfig::new(sign, enc).map_err(|e| error("certificates", e))?;
+    if let Some(ca) = &a.client_ca {
+        config = config
+            .with_client_auth(roots(ca)?)
+            .map_err(|e| error(ca.display(), e))?;
+    }
+    if let Some(s) = a.suite {
+        config = config.with_suites(&[s.tlcp()]);
+    }
+    let shared = Arc::new(Shared {
+        config: Arc::new(config),
+        forward: a.forward.clone(),
+        handshake_timeout: Duration::from_secs(a.handshake_timeout.max(1)),
+        idle: Duration::from_secs(a.idle_timeout.max(1)),
+    });
+    let listener = TcpListener::bind(&a.listen).map_err(|e| error(&a.listen, e))?;
+    let local = listener.local_addr().map_err(|e| error(&a.listen, e))?;
+    eprintln!("listening on {local}");
+    let active = Arc::new(AtomicUsize::new(0));
+    loop {
+        let (sock, peer) = match listener.accept() {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("shangmi: accept: {}", crate::fail::io_cause(&e));
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+        };
+        if active.load(Ordering::Relaxed) >= a.max_connections.max(1) {
+            let _ = sock.shutdown(Shutdown::Both);
+            eprintln!(
+                "shangmi: {peer}: refused, {} connections open",
+                a.max_connections
+            );
+            continue;
+        }
+        active.fetch_add(1, Ordering::Relaxed);
+        let (shared, active) = (shared.clone(), active.clone());
+        let spawned = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let line = serve_one(&shared, sock);
+                eprintln!("shangmi: {peer}: {line}");
+                active.fetch_sub(1, Ordering::Relaxed);
+            });
+        if spawned.is_err() {
+            eprintln!("shangmi: {peer}: no thread for the connection");
+        }
+    }
+}
+
+/// One connection, start to end: the log line.
+fn serve_one(shared: &Shared, mut sock: TcpStream) -> String {
+    let _ = sock.set_nodelay(true);
+    let mut conn = Connection::server(shared.config.clone());
+    if let Err(e) = handshake(
+        &mut conn,
+        &mut sock,
+        Instant::now() + shared.handshake_timeout,
+    ) {
+        let _ = sock.shutdown(Shutdown::Both);
+        return format!("handshake failed: {}", crate::fail::io_cause(&e));
+    }
+    let agreed = conn.agreed().cloned();
+    let what = agreed.map_or_else(String::new, |a| {
+        format!("{} {}", a.suite, if a.resumed { "resumed" } else { "full" })
+    });
+    let end = match &shared.forward {
+        None => {
+            let conn = Arc::new(Mutex::new(conn));
+            return match sock.try_clone() {
+                Ok(s) => {
+                    let echo = Echo {
+                        conn: conn.clone(),
+                        sock: s,
+                    };
+                    relay_echo(conn, sock, echo, shared.idle, what)
+                }
+                Err(e) => format!("{what}, {e}"),
+            };
+        }
+        Some(backend) => match TcpStream::connect(backend) {
+            Ok(b) => match (b.try_clone(), b.try_clone()) {
+                (Ok(sink), Ok(half)) => relay(
+                    conn,
+                    sock,
+                    Some(Box::new(b)),
+                    Box::new(sink),
+                    shared.idle,
+                    Some(half),
+                ),
+                _ => Err("backend: cannot share the socket".into()),
+            },
+            Err(e) => Err(format!("backend {backend}: {}", crate::fail::io_cause(&e))),
+        },
+    };
+    match end {
+        Ok(()) => format!("{what}, closed"),
+        Err(e) => format!("{what}, {e}"),
+    }
+}
+
+/// The echo relay: reads records, sends every byte received back, until close_notify.
+fn relay_echo(
+    conn: Arc<Mutex<Connection>>,
+    mut sock: TcpStream,
+    mut echo: Echo,
+    idle: Duration,
+    what: String,
+) -> String {
+    let _ = sock.set_read_timeout(Some(idle));
+    let mut buf = vec![0u8; 32 * 1024];
+    let end = loop {
+        let n = match sock.read(&mut buf) {
+            Ok(0) => {
+                break if lock(&conn).peer_closed() {
+                    "closed".to_string()
+                } else {
+                    "the client left without close_notify".to_string()
+                };
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => break crate::fail::io_cause(&e),
+        };
+        let (r, data, out, closed) = {
+            let mut c = lock(&conn);
+            let r = c.read_tls(&buf[..n]);
+            (r, c.take_plaintext(), c.take_tls(), c.peer_closed())
+        };
+        let _ = sock.write_all(&out);
+        if let Err(e) = r {
+            break e.to_string();
+        }
+        if !data.is_empty() && echo.write_all(&data).is_err() {
+            break "the connection broke".to_string();
+        }
+        if closed {
+            let out = {
+                let mut c = lock(&conn);
+                c.close();
+                c.take_tls()
+            };
+            let _ = sock.write_all(&out);
+            break "closed".to_string();
+        }
+    };
+    let _ = sock.shutdown(Shutdown::Both);
+    format!("{what}, {end}")
+}

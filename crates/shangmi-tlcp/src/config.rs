@@ -1,0 +1,308 @@
+//! What each side brings to a connection: its certificate pairs and keys, whom it trusts, the
+//! suites it allows; and the sessions it keeps for resumption. A configuration is shared by
+//! every connection made with it (behind an `Arc`).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use der::{Decode, Encode};
+use shangmi::sm2::{SigningKey, VerifyingKey};
+use shangmi_pki::{Certificate, Verifier};
+use x509_cert::ext::pkix::name::GeneralName;
+use x509_cert::ext::pkix::{KeyUsage, KeyUsages, SubjectAltName};
+use zeroize::Zeroizing;
+
+use crate::error::Error;
+use crate::suite::Suite;
+
+/// A certificate chain (DER, the end-entity certificate first) and its private key.
+pub struct Identity {
+    pub(crate) chain: Vec<Vec<u8>>,
+    pub(crate) key: SigningKey,
+}
+
+impl Identity {
+    /// Checks that `key` is the key of `chain[0]`.
+    pub fn new(chain: Vec<Vec<u8>>, key: SigningKey) -> Result<Identity, Error> {
+        let leaf = chain
+            .first()
+            .ok_or_else(|| Error::Certificate("an empty certificate chain".into()))?;
+        if public_key(leaf)? != *key.verifying_key() {
+            return Err(Error::Certificate(
+                "the private key is not the certificate's".into(),
+            ));
+        }
+        Ok(Identity { chain, key })
+    }
+}
+
+impl core::fmt::Debug for Identity {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Identity")
+            .field("certificates", &self.chain.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A resumable session: its id, suite and master secret.
+#[derive(Clone)]
+pub(crate) struct Session {
+    pub(crate) id: Vec<u8>,
+    pub(crate) suite: Suite,
+    pub(crate) master: Zeroizing<[u8; 48]>,
+}
+
+/// Sessions by key, at most `MAX_SESSIONS`; the oldest half goes when full.
+/// Sessions by key with the clock value of their insertion, and the clock.
+type Aged = (HashMap<Vec<u8>, (u64, Session)>, u64);
+
+#[derive(Default)]
+pub(crate) struct Sessions {
+    map: Mutex<Aged>,
+}
+
+const MAX_SESSIONS: usize = 4096;
+
+impl Sessions {
+    pub(crate) fn put(&self, key: Vec<u8>, s: Session) {
+        let Ok(mut g) = self.map.lock() else { return };
+        let (map, clock) = &mut *g;
+        *clock += 1;
+        if map.len() >= MAX_SESSIONS {
+            let mut ages: Vec<u64> = map.values().map(|(t, _)| *t).collect();
+            ages.sort_unstable();
+            let cut = ages[ages.len() / 2];
+            map.retain(|_, (t, _)| *t > cut);
+        }
+        map.insert(key, (*clock, s));
+    }
+
+    pub(crate) fn get(&self, key: &[u8]) -> Option<Session> {
+        self.map.lock().ok()?.0.get(key).map(|(_, s)| s.clone())
+    }
+}
+
+/// A client's configuration.
+pub struct ClientConfig {
+    pub(crate) verifier: Verifier,
+    pub(crate) certs: Option<(Identity, Identity)>,
+    pub(crate) suites: Vec<Suite>,
+    pub(crate) sessions: Sessions,
+}
+
+impl ClientConfig {
+    /// Trusting `roots` for servers' certificates, offering every suite (ECDHE only once
+    /// client certificates are set: the SM2 key exchange needs them).
+    pub fn new(roots: Vec<Certificate>) -> ClientConfig {
+        ClientConfig {
+            verifier: Verifier::new(roots),
+            certs: None,
+            suites: Suite::ALL.to_vec(),
+            sessions: Sessions::default(),
+        }
+    }
+
+    /// The client's signing and encryption certificates, for servers that ask.
+    pub fn with_certificates(mut self, sign: Identity, enc: Identity) -> ClientConfig {
+        self.certs = Some((sign, enc));
+        self
+    }
+
+    /// Offers only these suites, in this order.
+    pub fn with_suites(mut self, suites: &[Suite]) -> ClientConfig {
+        self.suites = suites.to_vec();
+        self
+    }
+
+    /// The suites offered: ECDHE ones only with client certificates.
+    pub(crate) fn offered(&self) -> Vec<Suite> {
+        self.suites
+            .iter()
+            .copied()
+            .filter(|s| s.key_exchange() == crate::KeyExchange::Ecc || self.certs.is_some())
+            .collect()
+    }
+}
+
+/// A server's configuration.
+pub struct ServerConfig {
+    pub(crate) sign: Identity,
+    pub(crate) enc: Identity,
+    pub(crate) client_auth: Option<(Verifier, Vec<Vec<u8>>)>,
+    pub(crate) suites: Vec<Suite>,
+    pub(crate) sessions: Sessions,
+}
+
+impl ServerConfig {
+    /// Serving with this signing and encryption pair (each chain leaf first; intermediates
+    /// after the signing certificate's leaf are sent after both leaves).
+    pub fn new(sign: Identity, enc: Identity) -> Result<ServerConfig, Error> {
+        check_usage(&sign.chain[0], Role::Sign, "our signing certificate")?;
+        check_usage(&enc.chain[0], Role::Encrypt, "our encryption certificate")?;
+        Ok(ServerConfig {
+            sign,
+            enc,
+            client_auth: None,
+            suites: Suite::ALL.to_vec(),
+            sessions: Sessions::default(),
+        })
+    }
+
+    /// Requires client certificate pairs chaining to `roots` (and so allows the ECDHE suites).
+    pub fn with_client_auth(mut self, roots: Vec<Certificate>) -> Result<ServerConfig, Error> {
+        let names = roots
+            .iter()
+            .map(|c| c.tbs_certificate().subject().to_der())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| Error::Internal("encoding a CA name"))?;
+        self.client_auth = Some((Verifier::new(roots), names));
+        Ok(self)
+    }
+
+    /// Accepts only these suites, preferring them in this order.
+    pub fn with_suites(mut self, suites: &[Suite]) -> ServerConfig {
+        self.suites = suites.to_vec();
+        self
+    }
+}
+
+pub(crate) fn parse(der: &[u8]) -> Result<Certificate, Error> {
+    Certificate::from_der(der).map_err(|e| Error::Certificate(format!("does not parse: {e}")))
+}
+
+pub(crate) fn public_key(der: &[u8]) -> Result<VerifyingKey, Error> {
+    let c = parse(der)?;
+    shangmi_pki::public_key(c.tbs_certificate().subject_public_key_info())
+        .map_err(|e| Error::Certificate(format!("not an SM2 key: {e}")))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Sign,
+    Encrypt,
+}
+
+/// The key usage the certificate's role needs, when the certificate states its usage.
+pub(crate) fn check_usage(der: &[u8], role: Role, what: &str) -> Result<(), Error> {
+    let c = parse(der)?;
+    let ku = c
+        .tbs_certificate()
+        .get_extension::<KeyUsage>()
+        .map_err(|e| Error::Certificate(format!("{what}: key usage: {e}")))?;
+    let Some((_, ku)) = ku else { return Ok(()) };
+    let ok = match role {
+        Role::Sign => ku.0.contains(KeyUsages::DigitalSignature),
+        Role::Encrypt => {
+            ku.0.contains(KeyUsages::KeyEncipherment) || ku.0.contains(KeyUsages::KeyAgreement)
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Certificate(format!(
+            "{what}: key usage lacks {}",
+            match role {
+                Role::Sign => "digitalSignature",
+                Role::Encrypt => "keyEncipherment",
+            }
+        )))
+    }
+}
+
+/// The peer's signing and encryption certificates verified (chains, usage, and the server's
+/// name on the signing certificate when one is expected); their public keys.
+pub(crate) fn verify_pair(
+    verifier: &Verifier,
+    certs: &[Vec<u8>],
+    name: Option<&str>,
+) -> Result<(VerifyingKey, VerifyingKey), Error> {
+    if certs.len() < 2 {
+        return Err(Error::Certificate(
+            "one certificate where TLCP sends two (signing, then encryption)".into(),
+        ));
+    }
+    for (i, what) in [(0, "signing certificate"), (1, "encryption certificate")] {
+        let others: Vec<Vec<u8>> = certs
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, c)| c.clone())
+            .collect();
+        verifier
+            .verify_encoded(&certs[i], &others)
+            .map_err(|e| Error::Certificate(format!("{what}: {e}")))?;
+    }
+    check_usage(&certs[0], Role::Sign, "signing certificate")?;
+    check_usage(&certs[1], Role::Encrypt, "encryption certificate")?;
+    if let Some(name) = name {
+        check_name(&certs[0], name)?;
+    }
+    Ok((public_key(&certs[0])?, public_key(&certs[1])?))
+}
+
+fn matches(pattern: &str, name: &str) -> bool {
+    let (p, n) = (pattern.to_ascii_lowercase(), name.to_ascii_lowercase());
+    match p.strip_prefix("*.") {
+        Some(rest) => n
+            .split_once('.')
+            .is_some_and(|(head, tail)| !head.is_empty() && tail == rest),
+        None => p == n,
+    }
+}
+
+/// The name on the signing certificate: its DNS names (or IP text) when it has any, its common
+/// name otherwise (TLCP certificates often carry only that).
+fn check_name(der: &[u8], name: &str) -> Result<(), Error> {
+    let c = parse(der)?;
+    let san = c
+        .tbs_certificate()
+        .get_extension::<SubjectAltName>()
+        .map_err(|e| Error::Certificate(format!("subject alternative name: {e}")))?;
+    if let Some((_, san)) = san {
+        let mut any = false;
+        for g in &san.0 {
+            match g {
+                GeneralName::DnsName(d) => {
+                    any = true;
+                    if matches(d.as_str(), name) {
+                        return Ok(());
+                    }
+                }
+                GeneralName::IpAddress(ip) => {
+                    any = true;
+                    let text = match ip.as_bytes().len() {
+                        4 => {
+                            let b = ip.as_bytes();
+                            format!("{}.{}.{}.{}", b[0], b[1], b[2], b[3])
+                        }
+                        16 => {
+                            let b: [u8; 16] = ip.as_bytes().try_into().unwrap_or([0; 16]);
+                            std::net::Ipv6Addr::from(b).to_string()
+                        }
+                        _ => String::new(),
+                    };
+                    if text == name {
+                        return Ok(());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if any {
+            return Err(Error::Certificate(format!(
+                "the signing certificate is not for {name}"
+            )));
+        }
+    }
+    let subject = c.tbs_certificate().subject().to_string();
+    let cn = subject
+        .split(',')
+        .filter_map(|p| p.trim().strip_prefix("CN="))
+        .next_back();
+    match cn {
+        Some(cn) if matches(cn, name) => Ok(()),
+        _ => Err(Error::Certificate(format!(
+            "the signing certificate is not for {name} (subject {subject})"
+        ))),
+    }
+}

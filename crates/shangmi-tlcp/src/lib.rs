@@ -1,0 +1,58 @@
+//! TLCP (GB/T 38636-2020), the Chinese national TLS: client and server with the four SM
+//! suites (ECC_SM4_CBC_SM3, ECC_SM4_GCM_SM3, ECDHE_SM4_CBC_SM3, ECDHE_SM4_GCM_SM3), a
+//! signing and an encryption certificate on each side, client authentication, resumption by
+//! session ID, renegotiation refused.
+//!
+//! [`Connection`] is the protocol without I/O (bytes in, bytes out); [`Stream`] runs it over a
+//! blocking `Read + Write`. Nothing of the application's data is released before the
+//! handshake has completed, and CBC records are checked in constant time (`record.rs`).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::io::{Read, Write};
+//! use std::sync::Arc;
+//! let roots = shangmi_pki::certificates(&std::fs::read("ca.pem")?)?;
+//! let config = Arc::new(shangmi_tlcp::ClientConfig::new(roots));
+//! let tcp = std::net::TcpStream::connect("127.0.0.1:4433")?;
+//! let mut tls = shangmi_tlcp::Stream::client(config, "localhost", tcp)?;
+//! println!("{}", tls.handshake()?.suite);
+//! tls.write_all(b"hello")?;
+//! # Ok(()) }
+//! ```
+
+mod client;
+mod codec;
+mod config;
+mod conn;
+mod error;
+mod messages;
+mod prf;
+mod record;
+mod server;
+mod stream;
+mod suite;
+
+pub use config::{ClientConfig, Identity, ServerConfig};
+pub use conn::{Agreed, Connection};
+pub use error::{Alert, Error};
+pub use stream::Stream;
+pub use suite::{KeyExchange, Protection, Suite};
+
+#[doc(hidden)]
+/// For the fuzz targets: every parser of peer input, on arbitrary bytes.
+pub mod fuzzing {
+    /// Runs the record deframer, the handshake message parsers and a server and client state
+    /// machine's first steps over `data`; must never panic.
+    pub fn parse_all(data: &[u8]) {
+        use crate::messages;
+        let _ = messages::ClientHello::parse(data);
+        let _ = messages::ServerHello::parse(data);
+        let _ = messages::parse_certificates(data);
+        let _ = messages::parse_certificate_request(data);
+        let mut r = crate::codec::Reader::new(data);
+        let _ = messages::parse_ecdh_params(&mut r);
+        let mut d = crate::record::Deframer::default();
+        d.push(data);
+        while let Ok(Some(_)) = d.next() {}
+    }
+}

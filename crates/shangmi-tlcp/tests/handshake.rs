@@ -1,0 +1,264 @@
+//! TLCP client and server against each other in memory: every suite, client certificates,
+//! resumption, and the failures the protocol must catch (tampered records and Finished,
+//! wrong certificates, a server sending one certificate, renegotiation, data before the
+//! handshake).
+
+use std::sync::Arc;
+
+use der::Encode;
+use der::flagset::FlagSet;
+use shangmi::sm2::SigningKey;
+use shangmi_pki::{Certificate, Issue};
+use shangmi_tlcp::{ClientConfig, Connection, Error, Identity, ServerConfig, Suite};
+use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
+
+struct Pki {
+    ca: Certificate,
+    ca_key: SigningKey,
+}
+
+impl Pki {
+    fn new(name: &str) -> Pki {
+        let ca_key = SigningKey::random().unwrap();
+        let ca = shangmi_pki::self_signed(&ca_key, &format!("/CN={name}"), &Issue::ca(2)).unwrap();
+        Pki { ca, ca_key }
+    }
+
+    fn leaf(&self, cn: &str, usage: impl Into<FlagSet<KeyUsages>>) -> Identity {
+        let key = SigningKey::random().unwrap();
+        let csr = shangmi_pki::request(&key, &format!("/CN={cn}"), &["DNS:localhost"]).unwrap();
+        let issue = Issue {
+            key_usage: Some(KeyUsage(usage.into())),
+            ..Issue::leaf(2)
+        };
+        let cert = shangmi_pki::sign_request(&csr, &self.ca, &self.ca_key, &issue).unwrap();
+        Identity::new(vec![cert.to_der().unwrap()], key).unwrap()
+    }
+
+    fn sign(&self, cn: &str) -> Identity {
+        self.leaf(cn, KeyUsages::DigitalSignature)
+    }
+
+    fn enc(&self, cn: &str) -> Identity {
+        self.leaf(cn, KeyUsages::KeyEncipherment | KeyUsages::KeyAgreement)
+    }
+}
+
+fn server(pki: &Pki, client_ca: Option<&Pki>) -> Arc<ServerConfig> {
+    let mut c = ServerConfig::new(pki.sign("server sign"), pki.enc("server enc")).unwrap();
+    if let Some(ca) = client_ca {
+        c = c.with_client_auth(vec![ca.ca.clone()]).unwrap();
+    }
+    Arc::new(c)
+}
+
+fn client(pki: &Pki, certs: Option<&Pki>, suites: &[Suite]) -> Arc<ClientConfig> {
+    let mut c = ClientConfig::new(vec![pki.ca.clone()]).with_suites(suites);
+    if let Some(p) = certs {
+        c = c.with_certificates(p.sign("client sign"), p.enc("client enc"));
+    }
+    Arc::new(c)
+}
+
+/// Moves bytes both ways until neither side has anything to send.
+fn pump(c: &mut Connection, s: &mut Connection) -> Result<(), Error> {
+    for _ in 0..20 {
+        let a = c.take_tls();
+        let b = s.take_tls();
+        if a.is_empty() && b.is_empty() {
+            return Ok(());
+        }
+        if !a.is_empty() {
+            s.read_tls(&a)?;
+        }
+        if !b.is_empty() {
+            c.read_tls(&b)?;
+        }
+    }
+    Ok(())
+}
+
+fn connect(
+    cc: &Arc<ClientConfig>,
+    sc: &Arc<ServerConfig>,
+) -> Result<(Connection, Connection), Error> {
+    let mut c = Connection::client(cc.clone(), "localhost")?;
+    let mut s = Connection::server(sc.clone());
+    pump(&mut c, &mut s)?;
+    Ok((c, s))
+}
+
+fn exchange(c: &mut Connection, s: &mut Connection) {
+    c.send(b"ping from client").unwrap();
+    pump(c, s).unwrap();
+    assert_eq!(s.take_plaintext(), b"ping from client");
+    let big = vec![0x5a; 40_000];
+    s.send(&big).unwrap();
+    pump(c, s).unwrap();
+    assert_eq!(c.take_plaintext(), big);
+}
+
+#[test]
+fn every_suite_with_and_without_client_certificates() {
+    let pki = Pki::new("tlcp test CA");
+    for suite in Suite::ALL {
+        let needs_certs = suite.key_exchange() == shangmi_tlcp::KeyExchange::Ecdhe;
+        for with_certs in [false, true] {
+            if needs_certs && !with_certs {
+                continue;
+            }
+            let sc = server(&pki, with_certs.then_some(&pki));
+            let cc = client(&pki, with_certs.then_some(&pki), &[suite]);
+            let (mut c, mut s) = connect(&cc, &sc).unwrap();
+            assert!(!c.is_handshaking() && !s.is_handshaking(), "{suite}");
+            assert_eq!(c.agreed().unwrap().suite, suite);
+            assert_eq!(
+                s.agreed().unwrap().peer_certificates.len(),
+                if with_certs { 2 } else { 0 }
+            );
+            exchange(&mut c, &mut s);
+            c.close();
+            pump(&mut c, &mut s).unwrap();
+            assert!(s.peer_closed());
+        }
+    }
+}
+
+#[test]
+fn sessions_resume_by_id() {
+    let pki = Pki::new("tlcp test CA");
+    let sc = server(&pki, None);
+    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3, Suite::EccSm4CbcSm3]);
+    let (c, _) = connect(&cc, &sc).unwrap();
+    assert!(!c.agreed().unwrap().resumed);
+    let (mut c, mut s) = connect(&cc, &sc).unwrap();
+    assert!(c.agreed().unwrap().resumed && s.agreed().unwrap().resumed);
+    exchange(&mut c, &mut s);
+    // Another server (no such session) runs a full handshake.
+    let (c, _) = connect(&cc, &server(&pki, None)).unwrap();
+    assert!(!c.agreed().unwrap().resumed);
+}
+
+#[test]
+fn ecdhe_without_client_certificates_is_not_offered_or_chosen() {
+    let pki = Pki::new("tlcp test CA");
+    // A client without certificates cannot offer ECDHE at all.
+    assert!(Connection::client(client(&pki, None, &[Suite::EcdheSm4GcmSm3]), "localhost").is_err());
+    // A server without client CAs does not choose ECDHE.
+    let cc = client(&pki, Some(&pki), &[Suite::EcdheSm4GcmSm3]);
+    assert!(matches!(
+        connect(&cc, &server(&pki, None)),
+        Err(Error::PeerAlert(_) | Error::HandshakeFailure(_))
+    ));
+}
+
+#[test]
+fn untrusted_wrong_name_and_wrong_usage_certificates_are_refused() {
+    let pki = Pki::new("tlcp test CA");
+    let other = Pki::new("another CA");
+    let sc = server(&pki, None);
+    let cc = client(&other, None, &[Suite::EccSm4CbcSm3]);
+    assert!(matches!(connect(&cc, &sc), Err(Error::Certificate(_))));
+    // Name: the server's certificates say localhost.
+    let cc = client(&pki, None, &[Suite::EccSm4CbcSm3]);
+    let mut c = Connection::client(cc, "example.com").unwrap();
+    let mut s = Connection::server(sc.clone());
+    assert!(matches!(pump(&mut c, &mut s), Err(Error::Certificate(_))));
+    // An encryption certificate that only signs: the server refuses to be configured with
+    // it, and a client refuses it from a server (a raw configuration built around the check).
+    let bad_enc = pki.leaf("enc", KeyUsages::DigitalSignature);
+    assert!(matches!(
+        ServerConfig::new(pki.sign("s"), bad_enc),
+        Err(Error::Certificate(_))
+    ));
+    // A client pair with a bad encryption certificate is refused by the server.
+    let cc = Arc::new(
+        ClientConfig::new(vec![pki.ca.clone()])
+            .with_suites(&[Suite::EccSm4GcmSm3])
+            .with_certificates(
+                pki.sign("c"),
+                pki.leaf("c enc", KeyUsages::DigitalSignature),
+            ),
+    );
+    assert!(connect(&cc, &server(&pki, Some(&pki))).is_err());
+    // Client certificates from an untrusted CA.
+    let cc = client(&pki, Some(&other), &[Suite::EccSm4GcmSm3]);
+    assert!(connect(&cc, &server(&pki, Some(&pki))).is_err());
+}
+
+#[test]
+fn tampering_ends_the_connection_and_releases_nothing() {
+    let pki = Pki::new("tlcp test CA");
+    for suite in [Suite::EccSm4CbcSm3, Suite::EccSm4GcmSm3] {
+        let sc = server(&pki, None);
+        let cc = client(&pki, None, &[suite]);
+        let (mut c, mut s) = connect(&cc, &sc).unwrap();
+        c.send(b"secret").unwrap();
+        let mut rec = c.take_tls();
+        let n = rec.len();
+        rec[n - 3] ^= 1;
+        assert!(matches!(s.read_tls(&rec), Err(Error::BadRecordMac)));
+        assert!(s.take_plaintext().is_empty());
+        // The alert went out: bad_record_mac (20), fatal.
+        let alert = s.take_tls();
+        assert_eq!(alert[0], 21);
+        assert!(s.send(b"more").is_err());
+    }
+    // A tampered handshake (the client's Finished): the server fails.
+    let sc = server(&pki, None);
+    let cc = client(&pki, None, &[Suite::EccSm4CbcSm3]);
+    let mut c = Connection::client(cc, "localhost").unwrap();
+    let mut s = Connection::server(sc);
+    s.read_tls(&c.take_tls()).unwrap();
+    c.read_tls(&s.take_tls()).unwrap();
+    let mut flight = c.take_tls();
+    let n = flight.len();
+    flight[n - 1] ^= 1;
+    assert!(s.read_tls(&flight).is_err());
+    assert!(s.agreed().is_none());
+}
+
+#[test]
+fn application_data_before_the_handshake_and_renegotiation_are_refused() {
+    let pki = Pki::new("tlcp test CA");
+    let sc = server(&pki, None);
+    let mut s = Connection::server(sc.clone());
+    // An application-data record first.
+    assert!(s.read_tls(&[23, 1, 1, 0, 3, 1, 2, 3]).is_err());
+    assert!(s.take_plaintext().is_empty());
+    // A wrong version in a ClientHello body.
+    let mut s = Connection::server(sc.clone());
+    let hello = [22, 1, 1, 0, 45, 1, 0, 0, 41, 3, 3];
+    let mut h = hello.to_vec();
+    h.extend_from_slice(&[0; 32]);
+    h.extend_from_slice(&[0, 0, 2, 0xe0, 0x13, 1, 0]);
+    assert!(matches!(
+        s.read_tls(&h),
+        Err(Error::ProtocolVersion(0x0303))
+    ));
+    // Renegotiation after the handshake: a second ClientHello is refused.
+    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3]);
+    let (_, mut s) = connect(&cc, &sc).unwrap();
+    let mut c2 = Connection::client(cc, "localhost").unwrap();
+    let hello = c2.take_tls();
+    // Not encrypted under the session's keys, so it fails the record check first; either way
+    // the connection ends with an error.
+    assert!(s.read_tls(&hello).is_err());
+}
+
+#[test]
+fn garbage_and_truncation_never_panic() {
+    let pki = Pki::new("tlcp test CA");
+    let sc = server(&pki, None);
+    let cc = client(&pki, None, &[Suite::EccSm4CbcSm3]);
+    let mut c = Connection::client(cc, "localhost").unwrap();
+    let hello = c.take_tls();
+    for cut in 0..hello.len() {
+        let mut s = Connection::server(sc.clone());
+        let _ = s.read_tls(&hello[..cut]);
+        let mut flipped = hello.clone();
+        flipped[cut] ^= 0xff;
+        let mut s = Connection::server(sc.clone());
+        let _ = s.read_tls(&flipped);
+    }
+}
