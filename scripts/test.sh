@@ -72,9 +72,9 @@ if have "python3 -m venv --help" "the Python package's tests"; then
   ./scripts/test-python.sh
 fi
 
-step "Go peers of the benchmark (bench/go) and of the interop tests (interop/gmsm)"
+step "Go peers of the benchmark (bench/go) and of the interop tests (interop/gmsm, interop/gmtls)"
 if have "go version" "the Go peers' tests"; then
-  for dir in bench/go interop/gmsm; do
+  for dir in bench/go interop/gmsm interop/gmtls; do
     (
       cd "$dir"
       unformatted=$(gofmt -l .)
@@ -83,7 +83,7 @@ if have "go version" "the Go peers' tests"; then
         exit 1
       fi
       go vet ./...
-      # interop/gmsm has no Go tests of its own: shangmi-pki's tests run it.
+      # The interop peers have no Go tests of their own: shangmi-pki's and shangmi-cli's run them.
       if [ "$dir" = bench/go ]; then go test ./...; fi
     )
   done

@@ -221,23 +221,38 @@ pub(crate) fn verify_pair(
             "one certificate where TLCP sends two (signing, then encryption)".into(),
         ));
     }
-    for (i, what) in [(0, "signing certificate"), (1, "encryption certificate")] {
-        let others: Vec<Vec<u8>> = certs
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, c)| c.clone())
-            .collect();
-        verifier
-            .verify_encoded(&certs[i], &others)
-            .map_err(|e| Error::Certificate(format!("{what}: {e}")))?;
-    }
-    check_usage(&certs[0], Role::Sign, "signing certificate")?;
+    let sign = verify_signing(verifier, certs, name)?;
+    verify_one(verifier, certs, 1, "encryption certificate")?;
     check_usage(&certs[1], Role::Encrypt, "encryption certificate")?;
+    Ok((sign, public_key(&certs[1])?))
+}
+
+/// A client's signing certificate alone: what an ECC suite uses of a client (some clients,
+/// tjfoc/gmsm's among them, send no encryption certificate there).
+pub(crate) fn verify_signing(
+    verifier: &Verifier,
+    certs: &[Vec<u8>],
+    name: Option<&str>,
+) -> Result<VerifyingKey, Error> {
+    verify_one(verifier, certs, 0, "signing certificate")?;
+    check_usage(&certs[0], Role::Sign, "signing certificate")?;
     if let Some(name) = name {
         check_name(&certs[0], name)?;
     }
-    Ok((public_key(&certs[0])?, public_key(&certs[1])?))
+    public_key(&certs[0])
+}
+
+fn verify_one(verifier: &Verifier, certs: &[Vec<u8>], i: usize, what: &str) -> Result<(), Error> {
+    let others: Vec<Vec<u8>> = certs
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, c)| c.clone())
+        .collect();
+    verifier
+        .verify_encoded(&certs[i], &others)
+        .map(drop)
+        .map_err(|e| Error::Certificate(format!("{what}: {e}")))
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
