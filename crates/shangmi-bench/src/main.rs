@@ -14,6 +14,7 @@ mod report;
 mod sm2_ops;
 mod sm3_ops;
 mod sm4_ops;
+mod tlcp_ops;
 mod tls_openssl4;
 mod tls_ops;
 
@@ -128,6 +129,16 @@ fn main() -> ExitCode {
                 .map(|p| p.version.as_str())
                 .map_err(|e| e.as_str()),
         );
+    }
+    let tlcp = args.only.as_deref().is_none_or(|o| {
+        o.split(',')
+            .any(|o| "tlcp".contains(o) || o.contains("tlcp"))
+    });
+    if tlcp {
+        eprintln!("  TLCP handshakes and records");
+        let (figs, text) = tlcp_ops::measure(&plan);
+        tls_text.push_str(&text);
+        tls_figures.extend(figs);
     }
     // The TLS figures have their own table (their references are not the algorithm peers).
     let mut text = report::markdown(&env, &figures, &plan, started.elapsed());

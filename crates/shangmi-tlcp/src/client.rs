@@ -67,7 +67,7 @@ impl ClientState {
         let offered_session = config
             .sessions
             .get(name.as_bytes())
-            .filter(|s| offered.contains(&s.suite));
+            .filter(|s| config.resume && offered.contains(&s.suite));
         let random = fresh_random()?;
         let mut extensions = Vec::new();
         if offered

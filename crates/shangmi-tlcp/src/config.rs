@@ -88,6 +88,7 @@ pub struct ClientConfig {
     pub(crate) certs: Option<(Identity, Identity)>,
     pub(crate) suites: Vec<Suite>,
     pub(crate) sessions: Sessions,
+    pub(crate) resume: bool,
 }
 
 impl ClientConfig {
@@ -99,7 +100,14 @@ impl ClientConfig {
             certs: None,
             suites: Suite::ALL.to_vec(),
             sessions: Sessions::default(),
+            resume: true,
         }
+    }
+
+    /// Never offers to resume a session (every handshake full); sessions are kept otherwise.
+    pub fn without_resumption(mut self) -> ClientConfig {
+        self.resume = false;
+        self
     }
 
     /// The client's signing and encryption certificates, for servers that ask.
