@@ -262,3 +262,35 @@ fn garbage_and_truncation_never_panic() {
         let _ = s.read_tls(&flipped);
     }
 }
+
+#[test]
+fn blocking_streams_over_tcp() {
+    use std::io::{Read, Write};
+    let pki = Pki::new("tlcp test CA");
+    let sc = server(&pki, Some(&pki));
+    let cc = client(&pki, Some(&pki), &[Suite::EcdheSm4CbcSm3]);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let t = std::thread::spawn(move || {
+        let (sock, _) = listener.accept().unwrap();
+        let mut s = shangmi_tlcp::Stream::server(sc, sock);
+        let mut buf = [0u8; 64];
+        let n = s.read(&mut buf).unwrap();
+        s.write_all(&buf[..n].iter().rev().copied().collect::<Vec<_>>())
+            .unwrap();
+        // The client's close_notify ends the stream cleanly: a read of 0.
+        assert_eq!(s.read(&mut buf).unwrap(), 0);
+        s.close().unwrap();
+    });
+    let sock = std::net::TcpStream::connect(addr).unwrap();
+    let mut c = shangmi_tlcp::Stream::client(cc, "localhost", sock).unwrap();
+    let agreed = c.handshake().unwrap();
+    assert_eq!(agreed.suite, Suite::EcdheSm4CbcSm3);
+    assert_eq!(agreed.peer_certificates.len(), 2);
+    c.write_all(b"abc").unwrap();
+    let mut buf = [0u8; 3];
+    c.read_exact(&mut buf).unwrap();
+    assert_eq!(&buf, b"cba");
+    c.close().unwrap();
+    t.join().unwrap();
+}
