@@ -294,3 +294,81 @@ fn blocking_streams_over_tcp() {
     c.close().unwrap();
     t.join().unwrap();
 }
+
+/// The records of a flight: (type, fragment).
+fn records(mut flight: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut out = Vec::new();
+    while flight.len() >= 5 {
+        let len = usize::from(u16::from_be_bytes([flight[3], flight[4]]));
+        out.push((flight[0], flight[5..5 + len].to_vec()));
+        flight = &flight[5 + len..];
+    }
+    out
+}
+
+fn join(recs: &[(u8, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (t, f) in recs {
+        out.extend_from_slice(&[*t, 1, 1]);
+        out.extend_from_slice(&(f.len() as u16).to_be_bytes());
+        out.extend_from_slice(f);
+    }
+    out
+}
+
+#[test]
+fn a_server_sending_one_certificate_is_refused() {
+    let pki = Pki::new("tlcp test CA");
+    let mut c =
+        Connection::client(client(&pki, None, &[Suite::EccSm4CbcSm3]), "localhost").unwrap();
+    let mut s = Connection::server(server(&pki, None));
+    s.read_tls(&c.take_tls()).unwrap();
+    let mut recs = records(&s.take_tls());
+    // The Certificate message (its own record here): keep only the signing certificate.
+    let (_, cert_msg) = recs
+        .iter_mut()
+        .find(|(t, f)| *t == 22 && f[0] == 11)
+        .unwrap();
+    let list_len =
+        usize::from(cert_msg[4]) << 16 | usize::from(cert_msg[5]) << 8 | usize::from(cert_msg[6]);
+    assert_eq!(list_len + 7, cert_msg.len());
+    let first_len =
+        usize::from(cert_msg[7]) << 16 | usize::from(cert_msg[8]) << 8 | usize::from(cert_msg[9]);
+    let first = cert_msg[7..10 + first_len].to_vec();
+    let mut body = Vec::new();
+    body.extend_from_slice(&(first.len() as u32).to_be_bytes()[1..]);
+    body.extend_from_slice(&first);
+    let mut msg = vec![11];
+    msg.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+    msg.extend_from_slice(&body);
+    *cert_msg = msg;
+    match c.read_tls(&join(&recs)) {
+        Err(Error::Certificate(why)) => assert!(why.contains("two"), "{why}"),
+        other => panic!("expected a certificate error, got {other:?}"),
+    }
+    assert_eq!(c.take_tls()[..2], [21, 1], "an alert follows");
+}
+
+#[test]
+fn an_encrypted_pre_master_secret_failing_c3_is_refused() {
+    let pki = Pki::new("tlcp test CA");
+    let mut c =
+        Connection::client(client(&pki, None, &[Suite::EccSm4GcmSm3]), "localhost").unwrap();
+    let mut s = Connection::server(server(&pki, None));
+    s.read_tls(&c.take_tls()).unwrap();
+    c.read_tls(&s.take_tls()).unwrap();
+    let mut recs = records(&c.take_tls());
+    // ClientKeyExchange: 16, length, then the SM2 ciphertext (DER) with a 2-byte length; flip
+    // a byte of its tail (C2 or C3), which SM2 decryption's check refuses.
+    let (_, cke) = recs
+        .iter_mut()
+        .find(|(t, f)| *t == 22 && f[0] == 16)
+        .unwrap();
+    let n = cke.len();
+    cke[n - 5] ^= 1;
+    assert!(matches!(
+        s.read_tls(&join(&recs)),
+        Err(Error::DecryptError(_))
+    ));
+    assert!(s.agreed().is_none() && s.take_plaintext().is_empty());
+}
