@@ -44,10 +44,10 @@ RUSTFLAGS="-C force-frame-pointers=yes" cargo build --quiet --locked -p shangmi 
 step "generated constants are current"
 python3 tools/sm4_constants.py --check
 
-step "interop peers: OpenSSL 4.0 and Tongsuo 8.5 built once into a cache outside the repository; BouncyCastle"
+step "interop peers: OpenSSL 4.0, Tongsuo 8.5 and GmSSL 3.1 built once into a cache outside the repository; BouncyCastle"
 # The interop tests build them on demand too; building them here keeps the build's minutes out
 # of any one test's time, and a peer that cannot be built stops the run in CI.
-for peer in openssl4 tongsuo; do
+for peer in openssl4 tongsuo gmssl; do
   if ! scripts/peers/build.sh "$peer" >/dev/null; then
     have false "the RFC 8998 interop tests against $peer (scripts/peers/build.sh $peer failed)"
   fi

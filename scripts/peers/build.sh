@@ -3,9 +3,11 @@
 # (crates.io is reachable where upstream download sites may not be), into a cache outside the
 # repository; later runs reuse it. Prints the tool's path on stdout.
 #
-# Usage: scripts/peers/build.sh openssl4|tongsuo   (cache: $SHANGMI_PEERS or ~/.cache/shangmi-peers)
+# Usage: scripts/peers/build.sh openssl4|tongsuo|gmssl   (cache: $SHANGMI_PEERS or ~/.cache/shangmi-peers)
 #   openssl4  OpenSSL 4.0.3 (crate openssl-src), RFC 8998 in its s_server/s_client
 #   tongsuo   Tongsuo 8.5.0 (crate tongsuo-src) with NTLS: RFC 8998 and TLCP
+#   gmssl     GmSSL 3.1.1 (the source the PyPI sdist easy-gmssl 2.0.1 carries): its `gmssl`
+#             tool, with tlcp_server/tlcp_client
 set -euo pipefail
 
 case "${1:-}" in
@@ -16,7 +18,9 @@ case "${1:-}" in
   tongsuo)
     crate_name=tongsuo-src VERSION="850.1.1+8.5.0" dir=tongsuo tool=tongsuo
     configure=(./config enable-ntls no-shared no-tests) ;;
-  *) echo "usage: $0 openssl4|tongsuo" >&2; exit 2 ;;
+  gmssl)
+    VERSION="3.1.1" tool=gmssl ;;
+  *) echo "usage: $0 openssl4|tongsuo|gmssl" >&2; exit 2 ;;
 esac
 cache="${SHANGMI_PEERS:-$HOME/.cache/shangmi-peers}"
 prefix="$cache/$1-$VERSION"
@@ -27,6 +31,20 @@ fi
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/$1-build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+
+if [ "$1" = gmssl ]; then
+  # PyPI is reachable where GitHub may not be; the sdist vendors GmSSL's tree (cmake).
+  if [ -x "$prefix/bin/gmssl" ]; then echo "$prefix/bin/gmssl"; exit 0; fi
+  python3 -m pip download --quiet --no-binary :all: --no-deps "easy-gmssl==2.0.1" -d "$work" >&2
+  tar -xzf "$work"/easy_gmssl-2.0.1.tar.gz -C "$work"
+  src="$work/easy_gmssl-2.0.1/easy_gmssl/Core/GmSSL-3.1.1"
+  cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF >&2
+  cmake --build "$work/build" --target gmssl-bin -j"$(nproc)" >&2
+  mkdir -p "$prefix/bin"
+  cp "$work/build/bin/gmssl" "$prefix/bin/gmssl"
+  echo "$prefix/bin/gmssl"
+  exit 0
+fi
 
 # Fetch the crate through cargo (registry mirrors and credentials as configured), then unpack.
 mkdir -p "$work/fetch/src"

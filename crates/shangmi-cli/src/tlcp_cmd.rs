@@ -184,6 +184,11 @@ struct ServeArgs {
     idle_timeout: u64,
 }
 
+/// How long a peer has to answer our close_notify (or close) once we have sent it.
+const CLOSE_WAIT: Duration = Duration::from_secs(3);
+/// The relay's read timeout, at which it looks at the clocks above.
+const POLL: Duration = Duration::from_millis(200);
+
 pub fn run(args: Args) -> Result<Outcome> {
     match args.cmd {
         Cmd::Connect(a) => connect(a),
@@ -299,11 +304,15 @@ fn relay(
     half_close: Option<TcpStream>,
 ) -> std::result::Result<(), String> {
     let conn = Arc::new(Mutex::new(conn));
-    sock.set_read_timeout(Some(idle))
+    // Short reads, so that the idle timeout and the wait for an answer to our close_notify
+    // are checked as time passes (a peer may neither answer it nor close: GmSSL's server).
+    sock.set_read_timeout(Some(POLL))
         .map_err(|e| e.to_string())?;
+    let closed_at: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
     let writer = match source {
         Some(mut src) => {
             let (conn, mut sock) = (conn.clone(), sock.try_clone().map_err(|e| e.to_string())?);
+            let closed_at = closed_at.clone();
             Some(std::thread::spawn(move || -> io::Result<()> {
                 let mut buf = vec![0u8; 16 * 1024];
                 loop {
@@ -319,6 +328,7 @@ fn relay(
                     };
                     sock.write_all(&out)?;
                     if n == 0 {
+                        *closed_at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
                         return Ok(());
                     }
                 }
@@ -326,16 +336,33 @@ fn relay(
         }
         None => None,
     };
+    let we_closed = || *closed_at.lock().unwrap_or_else(|p| p.into_inner());
     let mut sock_r = sock;
     let mut buf = vec![0u8; 32 * 1024];
+    let mut last = Instant::now();
     let result = loop {
         let n = match sock_r.read(&mut buf) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                if we_closed().is_some_and(|t| t.elapsed() >= CLOSE_WAIT) {
+                    break Ok(());
+                }
+                if last.elapsed() >= idle {
+                    break Err("idle timeout".into());
+                }
+                continue;
+            }
             Err(e) => break Err(crate::fail::io_cause(&e)),
         };
+        last = Instant::now();
         if n == 0 {
-            break if lock(&conn).peer_closed() {
+            break if lock(&conn).peer_closed() || we_closed().is_some() {
                 Ok(())
             } else {
                 Err("the peer closed the connection without close_notify".to_string())

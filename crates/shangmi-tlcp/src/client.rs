@@ -7,7 +7,7 @@ use shangmi::sm2::{DEFAULT_ID, EphemeralSecret, Exchange, Format, Role, Signatur
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
-use crate::codec::{Reader, put_u16, put_u24, put_vec16};
+use crate::codec::{Reader, put_u24, put_vec16};
 use crate::config::{ClientConfig, Session, verify_pair};
 use crate::conn::{Agreed, Connection, Keys};
 use crate::error::Error;
@@ -69,19 +69,8 @@ impl ClientState {
             .get(name.as_bytes())
             .filter(|s| config.resume && offered.contains(&s.suite));
         let random = fresh_random()?;
-        let mut extensions = Vec::new();
-        if offered
-            .iter()
-            .any(|s| s.key_exchange() == KeyExchange::Ecdhe)
-        {
-            // supported_groups (curveSM2) and ec_point_formats (uncompressed), which
-            // servers read to choose the ECDHE curve.
-            let mut groups = Vec::new();
-            put_u16(&mut groups, 2);
-            put_u16(&mut groups, messages::CURVE_SM2);
-            extensions.push((10, groups));
-            extensions.push((11, vec![1, 0]));
-        }
+        // No extensions: TLCP defines none that these suites need, Tongsuo picks curveSM2 for
+        // ECDHE without supported_groups, and GmSSL refuses any ClientHello that has them.
         let hello = ClientHello {
             random,
             session_id: offered_session
@@ -89,7 +78,7 @@ impl ClientState {
                 .map(|s| s.id.clone())
                 .unwrap_or_default(),
             suites: offered.iter().map(|s| s.id()).collect(),
-            extensions,
+            extensions: Vec::new(),
         };
         conn.send_handshake(&hello.encode())?;
         Ok(ClientState {
@@ -275,6 +264,9 @@ impl ClientState {
         let send_certs = self.cert_requested.then_some(certs).flatten();
         if self.cert_requested {
             let chain: Vec<&[u8]> = match send_certs {
+                // Both, for every suite, as GB/T 38636 and Tongsuo (which refuses a lone
+                // signing certificate) have it; GmSSL's server, which reads the list as one
+                // chain, refuses the pair.
                 Some((sign, enc)) => {
                     let mut c: Vec<&[u8]> = vec![&sign.chain[0], &enc.chain[0]];
                     c.extend(sign.chain[1..].iter().map(Vec::as_slice));
