@@ -206,7 +206,7 @@ fn gmssl_client_to_shangmi_server() {
         if auth {
             args.extend(["--client-ca", "cacert.pem"]);
         }
-        let server = shangmi_tlcp_server(dir.path(), &args);
+        let server = shangmi_listening(dir.path(), &args);
         // GmSSL's client ends at its stdin's EOF without waiting for the answer: its stdin is
         // held open a second.
         let mut line = format!(
@@ -227,27 +227,4 @@ fn gmssl_client_to_shangmi_server() {
             r.stderr
         );
     }
-}
-
-/// `shangmi` with `args` (a `tlcp serve` command line); returns once it listens.
-fn shangmi_tlcp_server(dir: &Path, args: &[&str]) -> Server {
-    use std::io::BufRead;
-    let mut child = shangmi()
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    let port = line.trim().rsplit(':').next().unwrap().parse().unwrap();
-    std::thread::spawn(move || {
-        for l in err.lines().map_while(Result::ok) {
-            eprintln!("[tlcp server] {l}");
-        }
-    });
-    Server { child, port }
 }

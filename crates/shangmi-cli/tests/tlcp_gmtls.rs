@@ -6,7 +6,7 @@
 mod tls_peers;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -39,82 +39,11 @@ fn gmtls() -> Option<PathBuf> {
         .clone()
 }
 
-fn pki(dir: &Path) {
-    let run = |args: &[&str]| shangmi_ok(dir, args);
-    run(&["sm2", "keygen", "-o", "ca.key"]);
-    run(&[
-        "x509",
-        "req",
-        "--key",
-        "ca.key",
-        "--subject",
-        "/CN=TLCP CA",
-        "-o",
-        "ca.csr",
-    ]);
-    run(&[
-        "x509", "sign", "--csr", "ca.csr", "--self", "--key", "ca.key", "--ca", "--days", "2",
-        "-o", "ca.pem",
-    ]);
-    for (name, usage) in [
-        ("ss", "digitalSignature"),
-        ("se", "keyEncipherment,dataEncipherment,keyAgreement"),
-        ("cs", "digitalSignature"),
-        ("ce", "keyEncipherment,dataEncipherment,keyAgreement"),
-    ] {
-        let (key, csr, pem) = (
-            format!("{name}.key"),
-            format!("{name}.csr"),
-            format!("{name}.pem"),
-        );
-        run(&["sm2", "keygen", "-o", &key]);
-        run(&[
-            "x509",
-            "req",
-            "--key",
-            &key,
-            "--subject",
-            &format!("/CN={name}"),
-            "--san",
-            "DNS:localhost",
-            "-o",
-            &csr,
-        ]);
-        run(&[
-            "x509",
-            "sign",
-            "--csr",
-            &csr,
-            "--ca-cert",
-            "ca.pem",
-            "--ca-key",
-            "ca.key",
-            "--days",
-            "2",
-            "--key-usage",
-            usage,
-            "-o",
-            &pem,
-        ]);
-    }
-}
-
-const CLIENT_PAIR: [&str; 8] = [
-    "--sign-cert",
-    "cs.pem",
-    "--sign-key",
-    "cs.key",
-    "--enc-cert",
-    "ce.pem",
-    "--enc-key",
-    "ce.key",
-];
-
 #[test]
 fn shangmi_client_to_gmtls_server() {
     let Some(peer) = gmtls() else { return };
     let dir = tempfile::tempdir().unwrap();
-    pki(dir.path());
+    tlcp_pki(dir.path());
     for certs in [false, true] {
         let port = free_port();
         let mut cmd = Command::new(&peer);
@@ -140,7 +69,7 @@ fn shangmi_client_to_gmtls_server() {
         ])
         .args(["--servername", "localhost", "--suite", "ecc-sm4-cbc-sm3"]);
         if certs {
-            c.args(CLIENT_PAIR);
+            c.args(TLCP_CLIENT_PAIR);
         }
         // Stdin stays open until the answer is in: the reversed line, then our close.
         let r = run_with(dir.path(), &mut c, b"hello gmtls\n", LIMIT);
@@ -163,35 +92,17 @@ fn shangmi_client_to_gmtls_server() {
 fn gmtls_client_to_shangmi_server() {
     let Some(peer) = gmtls() else { return };
     let dir = tempfile::tempdir().unwrap();
-    pki(dir.path());
+    tlcp_pki(dir.path());
     for certs in [false, true] {
         let mut args = vec!["--echo"];
         if certs {
             args.extend(["--client-ca", "ca.pem"]);
         }
-        let mut child = shangmi()
-            .args(["tlcp", "serve", "--listen", "127.0.0.1:0"])
-            .args([
-                "--sign-cert",
-                "ss.pem",
-                "--sign-key",
-                "ss.key",
-                "--enc-cert",
-                "se.pem",
-                "--enc-key",
-                "se.key",
-            ])
-            .args(&args)
-            .current_dir(dir.path())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::BufRead;
-        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        err.read_line(&mut line).unwrap();
-        let port: u16 = line.trim().rsplit(':').next().unwrap().parse().unwrap();
-        let _server = Server { child, port };
+        let mut all = vec!["tlcp", "serve", "--listen", "127.0.0.1:0"];
+        all.extend(TLCP_SERVER_PAIR);
+        all.extend(args);
+        let server = shangmi_listening(dir.path(), &all);
+        let port = server.port;
         let mut c = Command::new(&peer);
         c.args(["client", &format!("127.0.0.1:{port}"), "ca.pem"]);
         if certs {

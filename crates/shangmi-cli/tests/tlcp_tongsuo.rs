@@ -21,108 +21,6 @@ const SUITES: [(&str, &str); 4] = [
     ("ECDHE-SM2-SM4-GCM-SM3", "ecdhe-sm4-gcm-sm3"),
 ];
 
-const SERVER_PAIR: [&str; 8] = [
-    "--sign-cert",
-    "ss.pem",
-    "--sign-key",
-    "ss.key",
-    "--enc-cert",
-    "se.pem",
-    "--enc-key",
-    "se.key",
-];
-const CLIENT_PAIR: [&str; 8] = [
-    "--sign-cert",
-    "cs.pem",
-    "--sign-key",
-    "cs.key",
-    "--enc-cert",
-    "ce.pem",
-    "--enc-key",
-    "ce.key",
-];
-
-/// A CA and two certificate pairs (signing: digitalSignature; encryption: keyEncipherment,
-/// dataEncipherment, keyAgreement), made by shangmi.
-fn tlcp_pki(dir: &Path) {
-    shangmi_ok(dir, &["sm2", "keygen", "-o", "ca.key"]);
-    shangmi_ok(
-        dir,
-        &[
-            "x509",
-            "req",
-            "--key",
-            "ca.key",
-            "--subject",
-            "/CN=TLCP CA",
-            "-o",
-            "ca.csr",
-        ],
-    );
-    shangmi_ok(
-        dir,
-        &[
-            "x509", "sign", "--csr", "ca.csr", "--self", "--key", "ca.key", "--ca", "--days", "2",
-            "-o", "ca.pem",
-        ],
-    );
-    for (name, cn, usage) in [
-        ("ss", "server sign", "digitalSignature"),
-        (
-            "se",
-            "server enc",
-            "keyEncipherment,dataEncipherment,keyAgreement",
-        ),
-        ("cs", "client sign", "digitalSignature"),
-        (
-            "ce",
-            "client enc",
-            "keyEncipherment,dataEncipherment,keyAgreement",
-        ),
-    ] {
-        let (key, csr, pem) = (
-            format!("{name}.key"),
-            format!("{name}.csr"),
-            format!("{name}.pem"),
-        );
-        shangmi_ok(dir, &["sm2", "keygen", "-o", &key]);
-        shangmi_ok(
-            dir,
-            &[
-                "x509",
-                "req",
-                "--key",
-                &key,
-                "--subject",
-                &format!("/CN={cn}"),
-                "--san",
-                "DNS:localhost",
-                "-o",
-                &csr,
-            ],
-        );
-        shangmi_ok(
-            dir,
-            &[
-                "x509",
-                "sign",
-                "--csr",
-                &csr,
-                "--ca-cert",
-                "ca.pem",
-                "--ca-key",
-                "ca.key",
-                "--days",
-                "2",
-                "--key-usage",
-                usage,
-                "-o",
-                &pem,
-            ],
-        );
-    }
-}
-
 fn tongsuo() -> Option<std::path::PathBuf> {
     peer_tool("tongsuo")
 }
@@ -172,40 +70,18 @@ fn shangmi_connect(dir: &Path, port: u16, suite: &str, extra: &[&str], input: &[
 /// `shangmi tlcp serve --echo` on a free port; idle connections end after a second (Tongsuo's
 /// s_client with -ign_eof waits for the server to close).
 fn tlcp_server(dir: &Path, extra: &[&str]) -> Server {
-    let mut child = shangmi()
-        .args([
-            "tlcp",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--echo",
-            "--idle-timeout",
-            "1",
-        ])
-        .args(SERVER_PAIR)
-        .args(extra)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::BufRead;
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    let port = line
-        .trim()
-        .strip_prefix("listening on 127.0.0.1:")
-        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-        .parse()
-        .unwrap();
-    std::thread::spawn(move || {
-        for l in err.lines().map_while(Result::ok) {
-            eprintln!("[tlcp server] {l}");
-        }
-    });
-    Server { child, port }
+    let mut args = vec![
+        "tlcp",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--echo",
+        "--idle-timeout",
+        "1",
+    ];
+    args.extend(TLCP_SERVER_PAIR);
+    args.extend(extra);
+    shangmi_listening(dir, &args)
 }
 
 fn tongsuo_client(
@@ -260,7 +136,7 @@ fn shangmi_client_to_tongsuo_server_every_suite() {
                 continue;
             }
             let server = tongsuo_server(dir.path(), &tool, peer_name, certs);
-            let extra: &[&str] = if certs { &CLIENT_PAIR } else { &[] };
+            let extra: &[&str] = if certs { &TLCP_CLIENT_PAIR } else { &[] };
             let text = format!("hello {ours}\n");
             let r = shangmi_connect(dir.path(), server.port, ours, extra, text.as_bytes());
             let want: String = text.trim_end().chars().rev().collect();

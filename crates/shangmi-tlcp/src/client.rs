@@ -9,7 +9,7 @@ use zeroize::Zeroizing;
 
 use crate::codec::{Reader, put_u24, put_vec16};
 use crate::config::{ClientConfig, Session, verify_pair};
-use crate::conn::{Agreed, Connection, Keys};
+use crate::conn::{Agreed, Connection, random32};
 use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
 use crate::prf;
@@ -46,12 +46,6 @@ pub(crate) struct ClientState {
     master: Zeroizing<[u8; 48]>,
 }
 
-fn fresh_random() -> Result<[u8; 32], Error> {
-    let mut r = [0u8; 32];
-    getrandom::fill(&mut r).map_err(|_| Error::Internal("random generator"))?;
-    Ok(r)
-}
-
 impl ClientState {
     pub(crate) fn start(
         conn: &mut Connection,
@@ -68,7 +62,7 @@ impl ClientState {
             .sessions
             .get(name.as_bytes())
             .filter(|s| config.resume && offered.contains(&s.suite));
-        let random = fresh_random()?;
+        let random = random32()?;
         // No extensions: TLCP defines none that these suites need, Tongsuo picks curveSM2 for
         // ECDHE without supported_groups, and GmSSL refuses any ClientHello that has them.
         let hello = ClientHello {
@@ -140,10 +134,7 @@ impl ClientState {
                 };
                 if let Some(master) = resumed {
                     self.master = master;
-                    conn.set_keys(
-                        Keys::derive(suite, &self.master, &self.random, &self.server_random),
-                        true,
-                    );
+                    conn.install_keys(suite, &self.master, &self.random, &self.server_random, true);
                     self.step = Step::ResumedFinished;
                 } else {
                     self.step = Step::Certificate;
@@ -333,8 +324,11 @@ impl ClientState {
             conn.send_handshake(&messages::frame(messages::CERTIFICATE_VERIFY, &b))?;
         }
         self.master = prf::master_secret(&pms, &self.random, &self.server_random);
-        conn.set_keys(
-            Keys::derive(self.suite, &self.master, &self.random, &self.server_random),
+        conn.install_keys(
+            self.suite,
+            &self.master,
+            &self.random,
+            &self.server_random,
             true,
         );
         conn.send_change_cipher_spec()?;

@@ -61,13 +61,13 @@ pub struct Connection {
 }
 
 /// Both directions' keys from the key block.
-pub(crate) struct Keys {
+struct Keys {
     client: Protector,
     server: Protector,
 }
 
 impl Keys {
-    pub(crate) fn derive(
+    fn derive(
         suite: Suite,
         master: &[u8; 48],
         client_random: &[u8; 32],
@@ -104,6 +104,13 @@ impl Keys {
             server: make(1),
         }
     }
+}
+
+/// 32 bytes from the system's generator (randoms, session IDs).
+pub(crate) fn random32() -> Result<[u8; 32], Error> {
+    let mut r = [0u8; 32];
+    getrandom::fill(&mut r).map_err(|_| Error::Internal("random generator"))?;
+    Ok(r)
 }
 
 impl Connection {
@@ -368,9 +375,17 @@ impl Connection {
         Ok(())
     }
 
-    /// Installs the next keys: ours take effect when we send ChangeCipherSpec, the peer's when
-    /// its ChangeCipherSpec arrives.
-    pub(crate) fn set_keys(&mut self, keys: Keys, client: bool) {
+    /// Derives the keys of `suite` from the master secret and installs them: ours take effect
+    /// when we send ChangeCipherSpec, the peer's when its ChangeCipherSpec arrives.
+    pub(crate) fn install_keys(
+        &mut self,
+        suite: Suite,
+        master: &[u8; 48],
+        client_random: &[u8; 32],
+        server_random: &[u8; 32],
+        client: bool,
+    ) {
+        let keys = Keys::derive(suite, master, client_random, server_random);
         let (mine, theirs) = if client {
             (keys.client, keys.server)
         } else {

@@ -10,7 +10,7 @@ use zeroize::Zeroizing;
 
 use crate::codec::{Reader, put_u24, put_vec16};
 use crate::config::{ServerConfig, Session, verify_pair, verify_signing};
-use crate::conn::{Agreed, Connection, Keys};
+use crate::conn::{Agreed, Connection, random32};
 use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
 use crate::prf;
@@ -39,12 +39,6 @@ pub(crate) struct ServerState {
     client_sign: Option<VerifyingKey>,
     client_enc: Option<VerifyingKey>,
     master: Zeroizing<[u8; 48]>,
-}
-
-fn random32() -> Result<[u8; 32], Error> {
-    let mut r = [0u8; 32];
-    getrandom::fill(&mut r).map_err(|_| Error::Internal("random generator"))?;
-    Ok(r)
 }
 
 impl ServerState {
@@ -109,13 +103,11 @@ impl ServerState {
                 let pms = self.client_key_exchange(body)?;
                 conn.transcript.update(msg);
                 self.master = prf::master_secret(&pms, &self.client_random, &self.server_random);
-                conn.set_keys(
-                    Keys::derive(
-                        self.suite,
-                        &self.master,
-                        &self.client_random,
-                        &self.server_random,
-                    ),
+                conn.install_keys(
+                    self.suite,
+                    &self.master,
+                    &self.client_random,
+                    &self.server_random,
                     false,
                 );
                 self.step = if self.client_sign.is_some() {
@@ -216,13 +208,11 @@ impl ServerState {
                 suite: s.suite.id(),
             };
             conn.send_handshake(&sh.encode())?;
-            conn.set_keys(
-                Keys::derive(
-                    self.suite,
-                    &self.master,
-                    &self.client_random,
-                    &self.server_random,
-                ),
+            conn.install_keys(
+                self.suite,
+                &self.master,
+                &self.client_random,
+                &self.server_random,
                 false,
             );
             conn.send_change_cipher_spec()?;

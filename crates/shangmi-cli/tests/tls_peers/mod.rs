@@ -185,8 +185,15 @@ pub fn wait_for(port: u16) {
 
 /// `shangmi tls serve args...` on a free port; returns once it says it listens.
 pub fn shangmi_server(dir: &Path, args: &[&str]) -> Server {
+    let mut all = vec!["tls", "serve", "--listen", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    shangmi_listening(dir, &all)
+}
+
+/// `shangmi args...`, a server that says `listening on 127.0.0.1:PORT` first on stderr;
+/// returns once it has; its log goes on to the test's stderr.
+pub fn shangmi_listening(dir: &Path, args: &[&str]) -> Server {
     let mut child = shangmi()
-        .args(["tls", "serve", "--listen", "127.0.0.1:0"])
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -211,6 +218,112 @@ pub fn shangmi_server(dir: &Path, args: &[&str]) -> Server {
     });
     Server { child, port }
 }
+
+/// A TLCP PKI made by shangmi: a CA (ca.pem, ca.key) and two certificate pairs for localhost,
+/// the server's (ss, se) and the client's (cs, ce); signing certificates with digitalSignature,
+/// encryption ones with keyEncipherment, dataEncipherment and keyAgreement.
+pub fn tlcp_pki(dir: &Path) {
+    shangmi_ok(dir, &["sm2", "keygen", "-o", "ca.key"]);
+    shangmi_ok(
+        dir,
+        &[
+            "x509",
+            "req",
+            "--key",
+            "ca.key",
+            "--subject",
+            "/CN=TLCP CA",
+            "-o",
+            "ca.csr",
+        ],
+    );
+    shangmi_ok(
+        dir,
+        &[
+            "x509", "sign", "--csr", "ca.csr", "--self", "--key", "ca.key", "--ca", "--days", "2",
+            "-o", "ca.pem",
+        ],
+    );
+    for (name, cn, usage) in [
+        ("ss", "server sign", "digitalSignature"),
+        (
+            "se",
+            "server enc",
+            "keyEncipherment,dataEncipherment,keyAgreement",
+        ),
+        ("cs", "client sign", "digitalSignature"),
+        (
+            "ce",
+            "client enc",
+            "keyEncipherment,dataEncipherment,keyAgreement",
+        ),
+    ] {
+        let (key, csr, pem) = (
+            format!("{name}.key"),
+            format!("{name}.csr"),
+            format!("{name}.pem"),
+        );
+        shangmi_ok(dir, &["sm2", "keygen", "-o", &key]);
+        let subject = format!("/CN={cn}");
+        shangmi_ok(
+            dir,
+            &[
+                "x509",
+                "req",
+                "--key",
+                &key,
+                "--subject",
+                &subject,
+                "--san",
+                "DNS:localhost",
+                "-o",
+                &csr,
+            ],
+        );
+        shangmi_ok(
+            dir,
+            &[
+                "x509",
+                "sign",
+                "--csr",
+                &csr,
+                "--ca-cert",
+                "ca.pem",
+                "--ca-key",
+                "ca.key",
+                "--days",
+                "2",
+                "--key-usage",
+                usage,
+                "-o",
+                &pem,
+            ],
+        );
+    }
+}
+
+/// The server's pair as `shangmi tlcp serve` options.
+pub const TLCP_SERVER_PAIR: [&str; 8] = [
+    "--sign-cert",
+    "ss.pem",
+    "--sign-key",
+    "ss.key",
+    "--enc-cert",
+    "se.pem",
+    "--enc-key",
+    "se.key",
+];
+/// The client's pair as `shangmi tlcp connect` options.
+pub const TLCP_CLIENT_PAIR: [&str; 8] = [
+    "--sign-cert",
+    "cs.pem",
+    "--sign-key",
+    "cs.key",
+    "--enc-cert",
+    "ce.pem",
+    "--enc-key",
+    "ce.key",
+];
 
 /// Any peer server command, given its port; returns once it accepts.
 pub fn peer_server(dir: &Path, mut cmd: Command, port: u16) -> Server {
