@@ -154,7 +154,7 @@ struct ConnectArgs {
 }
 
 #[derive(ClapArgs)]
-#[command(group(ArgGroup::new("mode").required(true).args(["echo", "forward"])))]
+#[command(group(ArgGroup::new("mode").args(["echo", "forward"])))]
 struct ServeArgs {
     #[command(flatten)]
     pair: Pair,
@@ -164,7 +164,7 @@ struct ServeArgs {
     /// Where to listen, ADDR:PORT (port 0 picks a free one; the line on stderr names it).
     #[arg(long, value_name = "ADDR:PORT")]
     listen: String,
-    /// Send back whatever each client sends.
+    /// Send back whatever each client sends (the default without --forward).
     #[arg(long)]
     echo: bool,
     /// Relay each connection to this TCP service (TLCP termination).
@@ -340,6 +340,11 @@ fn relay(
     let mut sock_r = sock;
     let mut buf = vec![0u8; 32 * 1024];
     let mut last = Instant::now();
+    // Data that came in with the end of the handshake (the same read) is delivered first.
+    let early = lock(&conn).take_plaintext();
+    if !early.is_empty() && sink.write_all(&early).and_then(|()| sink.flush()).is_err() {
+        return Err("the output closed".into());
+    }
     let result = loop {
         let n = match sock_r.read(&mut buf) {
             Ok(n) => n,
@@ -564,6 +569,11 @@ fn relay_echo(
 ) -> String {
     let _ = sock.set_read_timeout(Some(idle));
     let mut buf = vec![0u8; 32 * 1024];
+    // Data that came in with the end of the handshake (the same read) is echoed first.
+    let early = lock(&conn).take_plaintext();
+    if !early.is_empty() && echo.write_all(&early).is_err() {
+        return format!("{what}, the connection broke");
+    }
     let end = loop {
         let n = match sock.read(&mut buf) {
             Ok(0) => {
