@@ -215,7 +215,22 @@ fn handshake(conn: &mut Connection, sock: &mut TcpStream, deadline: Instant) -> 
             ));
         }
         sock.set_read_timeout(Some(left))?;
-        let n = sock.read(&mut buf)?;
+        let n = match sock.read(&mut buf) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the handshake did not complete in time",
+                ));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
