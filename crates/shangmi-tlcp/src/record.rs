@@ -3,11 +3,11 @@
 //!
 //! CBC records are checked the way Lucky13 taught: the padding and the MAC are checked together
 //! and fail with one error; the padding is read, the MAC located and compared without
-//! branching on the padding length, and the MAC's hash always runs as many compression
-//! functions as the longest message the record could hold, so a bad padding and a bad MAC take
-//! the same time and give the same alert.
+//! branching on the padding length, and the MAC's hash covers every block the longest content
+//! could need, the real end selected with masks (`HmacSm3::tag_of_secret_length`), so a bad
+//! padding and a bad MAC take the same time and give the same alert.
 
-use shangmi::sm3::{HmacSm3, Sm3};
+use shangmi::sm3::HmacSm3;
 use shangmi::sm4::modes::cbc;
 use shangmi::sm4::{Sm4, Sm4Gcm};
 use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
@@ -162,12 +162,6 @@ impl Protector {
     }
 }
 
-/// SM3 compression functions for `len` bytes hashed after a keyed (one-block) state: the
-/// message plus SM3's 9 bytes of padding, in 64-byte blocks.
-fn blocks(len: usize) -> usize {
-    (len + 9).div_ceil(64)
-}
-
 fn open_cbc(
     mac: &HmacSm3,
     cipher: &Sm4,
@@ -206,20 +200,16 @@ fn open_cbc(
     let pad = u32::conditional_select(&0, &pad, good) as usize;
     let content_len = n - 1 - MAC_LEN - pad;
 
-    // The MAC over the content; then dummy compressions up to the count of the longest
-    // content this record could hold (pad = 0), so the time does not show the padding.
-    let mut m = mac.clone();
-    m.update(&pseudo_header(seq, typ, content_len));
-    m.update(&data[..content_len]);
-    let expected = Zeroizing::new(m.finalize());
+    // The MAC over the content, in time that does not depend on its length: every block the
+    // longest content could need is hashed, the real end selected with masks (the padding is at
+    // most 255 bytes, so the content is at least max_content - 255 long).
     let max_content = n - 1 - MAC_LEN;
-    let extra = blocks(13 + max_content) - blocks(13 + content_len);
-    let mut dummy = Sm3::new();
-    const ZERO: [u8; 64] = [0; 64];
-    for _ in 0..extra {
-        dummy.update(&ZERO);
-    }
-    core::hint::black_box(dummy.finalize());
+    let expected = Zeroizing::new(mac.tag_of_secret_length(
+        &pseudo_header(seq, typ, content_len),
+        &data[..max_content],
+        content_len,
+        max_content.saturating_sub(255),
+    ));
 
     // The received MAC sits at a secret offset: read every byte it could occupy into a
     // rotated copy, then rotate it back, both without branching on the offset.

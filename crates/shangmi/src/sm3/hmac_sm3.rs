@@ -94,6 +94,89 @@ impl HmacSm3 {
         outer.finalize()
     }
 
+    /// The tag of `prefix || data[..len]` (the MAC's own state is not used or changed), where
+    /// `len` is secret and the time depends only on the lengths of `prefix` and `data` and on
+    /// `min_len`, a public lower bound of `len`: what a TLS CBC record's MAC needs, whose
+    /// content length is known only from the padding (Lucky13). Every block from the one
+    /// holding byte `min_len` to the last block the longest message could need is built with
+    /// masks (message byte, 0x80, zero or length) and compressed, and the chaining value after
+    /// the message's real last block is selected with masks.
+    ///
+    /// # Panics
+    /// If `min_len > len` or `len > data.len()` (the caller's bounds are wrong).
+    pub fn tag_of_secret_length(
+        &self,
+        prefix: &[u8],
+        data: &[u8],
+        len: usize,
+        min_len: usize,
+    ) -> [u8; DIGEST_SIZE] {
+        use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
+        assert!(
+            min_len <= len && len <= data.len(),
+            "bounds of the secret length"
+        );
+        let compressor = self.inner.compressor();
+        let plen = prefix.len();
+        let byte_at = |pos: usize| -> u8 {
+            if pos < plen {
+                prefix[pos]
+            } else if pos - plen < data.len() {
+                data[pos - plen]
+            } else {
+                0
+            }
+        };
+        let mut state = self.ipad_state;
+        // Whole blocks before the public bound: message bytes for any len, hashed as usual.
+        let safe_blocks = (plen + min_len) / BLOCK_SIZE;
+        let mut head = vec![0u8; safe_blocks * BLOCK_SIZE];
+        for (i, b) in head.iter_mut().enumerate() {
+            *b = byte_at(i);
+        }
+        let (blocks, _) = head.as_chunks::<BLOCK_SIZE>();
+        if !blocks.is_empty() {
+            compressor.compress(&mut state, blocks);
+        }
+        head.zeroize();
+        // The rest, in constant time in len.
+        let total = (plen + len) as u64;
+        let last = (total + 9).div_ceil(BLOCK_SIZE as u64) - 1;
+        let bits = (BLOCK_SIZE as u64 + total).wrapping_mul(8).to_be_bytes();
+        let max_blocks = (plen + data.len() + 9).div_ceil(BLOCK_SIZE);
+        let mut chosen = [0u32; 8];
+        let mut block = [0u8; BLOCK_SIZE];
+        for i in safe_blocks..max_blocks {
+            let in_last = (i as u64).ct_eq(&last);
+            for (j, out) in block.iter_mut().enumerate() {
+                let pos = (i * BLOCK_SIZE + j) as u64;
+                let message = pos.ct_lt(&total);
+                let marker = pos.ct_eq(&total);
+                let mut b = u8::conditional_select(&0, &0x80, marker);
+                b = u8::conditional_select(&b, &byte_at(pos as usize), message);
+                if j >= BLOCK_SIZE - 8 {
+                    b = u8::conditional_select(&b, &bits[j - (BLOCK_SIZE - 8)], in_last);
+                }
+                *out = b;
+            }
+            compressor.compress(&mut state, core::slice::from_ref(&block));
+            for (c, s) in chosen.iter_mut().zip(state) {
+                c.conditional_assign(&s, in_last);
+            }
+        }
+        block.zeroize();
+        state.zeroize();
+        let mut inner = [0u8; DIGEST_SIZE];
+        for (o, w) in inner.chunks_exact_mut(4).zip(chosen) {
+            o.copy_from_slice(&w.to_be_bytes());
+        }
+        chosen.zeroize();
+        let mut outer = Sm3::from_state(compressor, self.opad_state, 1);
+        outer.update(&inner);
+        inner.zeroize();
+        outer.finalize()
+    }
+
     /// Forgets the message absorbed so far; the key is kept.
     pub fn reset(&mut self) {
         self.inner = Sm3::from_state(self.inner.compressor(), self.ipad_state, 1);
@@ -117,5 +200,39 @@ impl Drop for HmacSm3 {
     fn drop(&mut self) {
         self.ipad_state.zeroize();
         self.opad_state.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn secret_length_tags_equal_the_plain_ones() {
+        let mac = super::HmacSm3::new(b"record mac key, 32 bytes long..");
+        let data: Vec<u8> = (0..700u32).map(|i| (i * 7 + 3) as u8).collect();
+        for plen in [0usize, 13, 64] {
+            let prefix: Vec<u8> = (0..plen as u8).collect();
+            for total in [
+                0usize, 1, 42, 55, 56, 63, 64, 65, 119, 120, 128, 300, 444, 700,
+            ] {
+                for len in [
+                    0usize, 1, 50, 51, 54, 55, 56, 64, 100, 255, 299, 300, 443, 699, 700,
+                ] {
+                    if len > total {
+                        continue;
+                    }
+                    let mut want = mac.clone();
+                    want.update(&prefix);
+                    want.update(&data[..len]);
+                    let want = want.finalize();
+                    for min_len in [0, len / 2, len.saturating_sub(1), len] {
+                        let got = mac.tag_of_secret_length(&prefix, &data[..total], len, min_len);
+                        assert_eq!(
+                            got, want,
+                            "plen {plen} total {total} len {len} min {min_len}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
