@@ -17,7 +17,9 @@ fn describe_bytes(b: &[u8], out: &mut Vec<String>) {
     let before = out.len();
     if b.first() == Some(&0x30) {
         describe_der(b, out);
-    } else {
+    }
+    // Bare values start with 0x30 one time in 256: a private key, r or x may well.
+    if out.len() == before {
         describe_bare(b, out);
     }
     if out.len() == before {
@@ -249,6 +251,12 @@ mod tests {
         has(&raw, "C1 uncompressed, C2 5 bytes");
         has(&raw[1..], "C1 without its 04");
         has(&[7u8; 10], "none of the SM2 structures");
+        let mut d_30 = [1u8; 32];
+        d_30[0] = 0x30;
+        has(&d_30, "a bare private key d");
+        let mut sig_30 = sig.to_bytes();
+        sig_30[0] = 0x30;
+        has(&sig_30, "raw signature r || s");
         // The private key itself is never printed.
         let d = describe(key.to_pkcs8_pem().unwrap().as_bytes()).join("\n");
         assert!(!d.contains("1111111111"), "{d}");
