@@ -8,8 +8,10 @@
 //	gmsmpeer issue DIR                                         writes root.pem, leaf.pem, leaf.key, leaf.csr
 //	gmsmpeer cms-verify P7 ROOT.pem [CONTENT]                  exit 0 if SignedData verifies
 //	gmsmpeer cms-sign CERT KEY DATA OUT [gm] [detached]        writes SignedData (DER)
-//	gmsmpeer cms-encrypt CERT DATA OUT [gm]                    writes EnvelopedData (DER)
-//	gmsmpeer cms-decrypt P7 CERT KEY OUT                       writes the decrypted content
+//	gmsmpeer cms-encrypt CERT DATA OUT [gm|cfca|ski] [gcm]     writes EnvelopedData (DER): GM/T 0010 OIDs,
+//	                                                           cfca: and the key as raw C1C2C3 with no 04,
+//	                                                           ski: recipients by key identifier; SM4-GCM
+//	gmsmpeer cms-decrypt P7 CERT KEY OUT [cfca]                writes the decrypted content
 //	gmsmpeer envkey-seal RECIPIENT-CERT ENV KEY                 a fresh key pair enveloped (GB/T 35276) to the
 //	                                                           recipient, and the pair itself (PKCS#8 PEM)
 //	gmsmpeer envkey-open ENV RECIPIENT-KEY KEY                  the enveloped pair, opened (PKCS#8 PEM)
@@ -229,11 +231,24 @@ func cmsEncrypt(args []string) {
 		fail("%v", err)
 	}
 	recipients := []*smx509.Certificate{cert(args[0])}
+	opts := map[string]bool{}
+	for _, o := range args[3:] {
+		opts[o] = true
+	}
+	var cipher pkcs.Cipher = pkcs.SM4CBC
+	if opts["gcm"] {
+		cipher = pkcs.SM4GCM
+	}
 	var out []byte
-	if len(args) > 3 && args[3] == "gm" {
-		out, err = pkcs7.EncryptSM(pkcs.SM4CBC, data, recipients)
-	} else {
-		out, err = pkcs7.Encrypt(pkcs.SM4CBC, data, recipients)
+	switch {
+	case opts["gm"]:
+		out, err = pkcs7.EncryptSM(cipher, data, recipients)
+	case opts["cfca"]:
+		out, err = pkcs7.EncryptCFCA(cipher, data, recipients)
+	case opts["ski"]:
+		out, err = pkcs7.EnvelopeMessageCFCA(cipher, data, recipients)
+	default:
+		out, err = pkcs7.Encrypt(cipher, data, recipients)
 	}
 	if err != nil {
 		fail("%v", err)
@@ -252,7 +267,12 @@ func cmsDecrypt(args []string) {
 	if err != nil {
 		fail("%s: %v", args[2], err)
 	}
-	content, err := p7.Decrypt(cert(args[1]), key)
+	var content []byte
+	if len(args) > 4 && args[4] == "cfca" {
+		content, err = p7.DecryptCFCA(cert(args[1]), key)
+	} else {
+		content, err = p7.Decrypt(cert(args[1]), key)
+	}
 	if err != nil {
 		fail("%s: %v", args[0], err)
 	}
@@ -427,12 +447,12 @@ func main() {
 		cmsVerify(args)
 	case "cms-encrypt":
 		if len(args) < 3 {
-			fail("cms-encrypt CERT DATA OUT [gm]")
+			fail("cms-encrypt CERT DATA OUT [gm|cfca|ski] [gcm]")
 		}
 		cmsEncrypt(args)
 	case "cms-decrypt":
-		if len(args) != 4 {
-			fail("cms-decrypt P7 CERT KEY OUT")
+		if len(args) < 4 {
+			fail("cms-decrypt P7 CERT KEY OUT [cfca]")
 		}
 		cmsDecrypt(args)
 	case "cms-sign":

@@ -145,18 +145,46 @@ fn cms_verify<'py>(
 }
 
 /// EnvelopedData (DER) of `data` for each certificate in `recipients` (SM4-CBC content, its
-/// key SM2-encrypted to each), with GM/T 0010's OIDs when `gm`.
+/// key SM2-encrypted to each), with GM/T 0010's OIDs when `gm`; `cipher="sm4-gcm"` for SM4-GCM
+/// content (gmsm's form), `cfca` for CFCA's raw wrapped keys, `by_key_id` to name recipients by
+/// subject key identifier.
 #[pyfunction]
-#[pyo3(signature = (data, recipients, gm=false))]
+#[pyo3(signature = (data, recipients, gm=false, cipher="sm4-cbc", cfca=false, by_key_id=false))]
+#[allow(clippy::too_many_arguments)]
 fn cms_encrypt<'py>(
     py: Python<'py>,
     data: Data<'_>,
     recipients: Vec<Owned>,
     gm: bool,
+    cipher: &str,
+    cfca: bool,
+    by_key_id: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let to = certs(recipients)?;
+    let how = shangmi_pki::Envelope {
+        flavor: flavor(gm || cfca),
+        cipher: match cipher {
+            "sm4-cbc" => shangmi_pki::ContentCipher::Sm4Cbc,
+            "sm4-gcm" => shangmi_pki::ContentCipher::Sm4Gcm,
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "cipher {other:?}: sm4-cbc or sm4-gcm"
+                )));
+            }
+        },
+        wrapped_key: if cfca {
+            shangmi_pki::WrappedKey::CfcaRaw
+        } else {
+            shangmi_pki::WrappedKey::Der
+        },
+        recipient_name: if by_key_id {
+            shangmi_pki::RecipientName::SubjectKeyId
+        } else {
+            shangmi_pki::RecipientName::IssuerAndSerial
+        },
+    };
     let out = py
-        .detach(|| shangmi_pki::cms_encrypt(&data, &to, flavor(gm)))
+        .detach(|| shangmi_pki::cms_encrypt_with(&data, &to, &how))
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }

@@ -69,12 +69,20 @@ def test_enveloped_data_opens_only_for_its_recipient():
     cert = read("gmcert-sign.pem")
     key = shangmi.SM2PrivateKey.from_pem(read("gmcert-sign-key.p8.pem"))
     other = shangmi.SM2PrivateKey.generate()
-    for gm in (False, True):
-        p7 = shangmi.cms_encrypt(b"secret " * 30, [cert], gm=gm)
+    forms = [
+        {},
+        {"gm": True},
+        {"cipher": "sm4-gcm"},
+        {"cfca": True, "by_key_id": True, "cipher": "sm4-gcm"},
+    ]
+    for form in forms:
+        p7 = shangmi.cms_encrypt(b"secret " * 30, [cert], **form)
         assert shangmi.cms_decrypt(p7, key, certificate=cert) == b"secret " * 30
         assert shangmi.cms_decrypt(p7, key) == b"secret " * 30
         with pytest.raises(shangmi.DecryptionError):
             shangmi.cms_decrypt(p7, other)
+    with pytest.raises(ValueError, match="sm4-gcm"):
+        shangmi.cms_encrypt(b"x", [cert], cipher="sm4-ecb")
     # gmsm's envelope from the corpus, with the recipient key its README gives.
     d = bytes.fromhex("f043481ce3ba1332cc266ae795f2a41f100e52e47ee560de15d9e014acab35c9")
     assert shangmi.cms_decrypt(read("gmsm-envelopeddata-1.p7.pem"), shangmi.SM2PrivateKey.from_bytes(d)) == b"Hello World!"

@@ -14,6 +14,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// `shangmi_cms_encrypt` option: GM/T 0010's content-type OIDs instead of PKCS#7's.
+#define SHANGMI_CMS_GM 1
+
+// `shangmi_cms_encrypt` option: SM4-GCM content (gmsm's form) instead of SM4-CBC.
+#define SHANGMI_CMS_SM4_GCM 2
+
+// `shangmi_cms_encrypt` option: wrapped keys as raw C1C2C3 without the 04 (CFCA SADK).
+#define SHANGMI_CMS_CFCA 4
+
+// `shangmi_cms_encrypt` option: recipients named by subject key identifier.
+#define SHANGMI_CMS_BY_KEY_ID 8
+
 // DER signatures (SEQUENCE of two INTEGERs, at most 72 bytes), as OpenSSL writes them.
 #define SHANGMI_SIG_DER 0
 
@@ -162,8 +174,11 @@ enum shangmi_status shangmi_cms_verify(const uint8_t *msg,
                                        size_t out_cap,
                                        size_t *out_len);
 
-// EnvelopedData (DER) of `data` for every certificate in `recipients`; `gm` non-zero writes
-// GM/T 0010's OIDs. `*out_len` is an upper bound until the call succeeds.
+// EnvelopedData (DER) of `data` for every certificate in `recipients`. `options` is 0 (PKCS#7
+// OIDs, SM4-CBC, DER wrapped keys, recipients by issuer and serial) or an OR of
+// `SHANGMI_CMS_GM`, `SHANGMI_CMS_SM4_GCM`, `SHANGMI_CMS_CFCA` and `SHANGMI_CMS_BY_KEY_ID`
+// (1 is GM/T 0010's OIDs, as before options existed); other bits are
+// `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`. `*out_len` is an upper bound until the call succeeds.
 //
 // # Safety
 // As `shangmi_cms_sign`.
@@ -171,7 +186,7 @@ enum shangmi_status shangmi_cms_encrypt(const uint8_t *data,
                                         size_t len,
                                         const uint8_t *recipients,
                                         size_t recipients_len,
-                                        int gm,
+                                        int options,
                                         uint8_t *out,
                                         size_t out_cap,
                                         size_t *out_len);

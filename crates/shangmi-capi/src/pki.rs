@@ -195,8 +195,48 @@ pub unsafe extern "C" fn shangmi_cms_verify(
     unsafe { guard_out(out, out_cap, out_len, run) }
 }
 
-/// EnvelopedData (DER) of `data` for every certificate in `recipients`; `gm` non-zero writes
-/// GM/T 0010's OIDs. `*out_len` is an upper bound until the call succeeds.
+/// `shangmi_cms_encrypt` option: GM/T 0010's content-type OIDs instead of PKCS#7's.
+pub const SHANGMI_CMS_GM: c_int = 1;
+/// `shangmi_cms_encrypt` option: SM4-GCM content (gmsm's form) instead of SM4-CBC.
+pub const SHANGMI_CMS_SM4_GCM: c_int = 2;
+/// `shangmi_cms_encrypt` option: wrapped keys as raw C1C2C3 without the 04 (CFCA SADK).
+pub const SHANGMI_CMS_CFCA: c_int = 4;
+/// `shangmi_cms_encrypt` option: recipients named by subject key identifier.
+pub const SHANGMI_CMS_BY_KEY_ID: c_int = 8;
+
+/// The envelope `options` (an OR of `SHANGMI_CMS_*`) ask for; None for an unknown bit.
+fn envelope(options: c_int) -> Option<shangmi_pki::Envelope> {
+    use shangmi_pki::{ContentCipher, Envelope, RecipientName, WrappedKey};
+    let known = SHANGMI_CMS_GM | SHANGMI_CMS_SM4_GCM | SHANGMI_CMS_CFCA | SHANGMI_CMS_BY_KEY_ID;
+    if options & !known != 0 {
+        return None;
+    }
+    let has = |bit| options & bit != 0;
+    Some(Envelope {
+        flavor: flavor(options & (SHANGMI_CMS_GM | SHANGMI_CMS_CFCA)),
+        cipher: if has(SHANGMI_CMS_SM4_GCM) {
+            ContentCipher::Sm4Gcm
+        } else {
+            ContentCipher::Sm4Cbc
+        },
+        wrapped_key: if has(SHANGMI_CMS_CFCA) {
+            WrappedKey::CfcaRaw
+        } else {
+            WrappedKey::Der
+        },
+        recipient_name: if has(SHANGMI_CMS_BY_KEY_ID) {
+            RecipientName::SubjectKeyId
+        } else {
+            RecipientName::IssuerAndSerial
+        },
+    })
+}
+
+/// EnvelopedData (DER) of `data` for every certificate in `recipients`. `options` is 0 (PKCS#7
+/// OIDs, SM4-CBC, DER wrapped keys, recipients by issuer and serial) or an OR of
+/// `SHANGMI_CMS_GM`, `SHANGMI_CMS_SM4_GCM`, `SHANGMI_CMS_CFCA` and `SHANGMI_CMS_BY_KEY_ID`
+/// (1 is GM/T 0010's OIDs, as before options existed); other bits are
+/// `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`. `*out_len` is an upper bound until the call succeeds.
 ///
 /// # Safety
 /// As `shangmi_cms_sign`.
@@ -206,7 +246,7 @@ pub unsafe extern "C" fn shangmi_cms_encrypt(
     len: usize,
     recipients: *const u8,
     recipients_len: usize,
-    gm: c_int,
+    options: c_int,
     out: *mut u8,
     out_cap: usize,
     out_len: *mut usize,
@@ -217,7 +257,8 @@ pub unsafe extern "C" fn shangmi_cms_encrypt(
         if r.is_empty() {
             return Err(shangmi_status::ErrNullPointer);
         }
-        let msg = shangmi_pki::cms_encrypt(d, &r, flavor(gm)).map_err(err)?;
+        let how = envelope(options).ok_or(shangmi_status::ErrInvalidArgument)?;
+        let msg = shangmi_pki::cms_encrypt_with(d, &r, &how).map_err(err)?;
         // Too small: each recipient's SM2 ciphertext may encode a few bytes longer another
         // time, so the size asked for has room for that.
         if out.is_null() || out_cap < msg.len() {

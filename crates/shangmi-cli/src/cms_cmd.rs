@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Subcommand};
-use shangmi_pki::{CmsSigner, Flavor, Verifier};
+use shangmi_pki::{
+    CmsSigner, ContentCipher, Envelope, Flavor, RecipientName, Verifier, WrappedKey,
+};
 
 use crate::fail::{Outcome, Result, error, rejected};
 use crate::files::{Output, open_input, read_small};
@@ -22,17 +24,26 @@ Examples:
   shangmi cms verify --ca ca.pem -i contract.p7 -o contract.pdf
   shangmi cms verify --ca ca.pem --content contract.pdf -i contract.p7
   shangmi cms encrypt --recipient bob.pem --gm -i secret.txt -o secret.p7
+  shangmi cms encrypt --recipient bob.pem --cipher sm4-gcm -i secret.txt -o secret.p7
   shangmi cms decrypt --key bob.key --cert bob.pem -i secret.p7 -o secret.txt
   shangmi cms wrap-key --recipient bob.pem --key enc.key -o enc.env
   shangmi cms unwrap-key --key bob.key -i enc.env -o enc.key
 
 SignedData carries SM3 digests and SM2 signatures made with the ID 1234567812345678; --gm writes
 GM/T 0010's content-type OIDs (1.2.156.10197.6.1.4.2.x) instead of PKCS#7's, and both are read.
-EnvelopedData encrypts the content with SM4-CBC under a fresh key, SM2-encrypted to each recipient.
+EnvelopedData encrypts the content with SM4-CBC (or --cipher sm4-gcm) under a fresh key,
+SM2-encrypted to each recipient; decryption reads both, BER or DER, the key in DER or CFCA's raw form.
 Exit status: 0 success, 1 a signature, chain or decryption check failed, 2 usage or input error.")]
 pub struct Args {
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// EnvelopedData's content cipher.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CipherArg {
+    Sm4Cbc,
+    Sm4Gcm,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +87,16 @@ enum Cmd {
         /// GM/T 0010's content-type OIDs instead of PKCS#7's.
         #[arg(long)]
         gm: bool,
+        /// The content cipher: SM4-CBC (every peer) or SM4-GCM (gmsm's form).
+        #[arg(long, value_enum, default_value_t = CipherArg::Sm4Cbc)]
+        cipher: CipherArg,
+        /// Write each wrapped key as raw C1C2C3 without the 04, as CFCA's SADK does (implies
+        /// --gm), instead of GM/T 0009's DER.
+        #[arg(long)]
+        cfca: bool,
+        /// Name recipients by subject key identifier (version 2) instead of issuer and serial.
+        #[arg(long)]
+        by_key_id: bool,
         /// Write PEM (`-----BEGIN PKCS7-----`) instead of DER.
         #[arg(long)]
         pem: bool,
@@ -212,6 +233,9 @@ pub fn run(args: Args) -> Result<Outcome> {
         Cmd::Encrypt {
             recipient,
             gm,
+            cipher,
+            cfca,
+            by_key_id,
             pem,
             input,
             output,
@@ -221,8 +245,28 @@ pub fn run(args: Args) -> Result<Outcome> {
                 certs.push(certs_of(p)?.remove(0));
             }
             let data = read_input(input.as_deref())?;
-            let flavor = if gm { Flavor::Gm } else { Flavor::Pkcs7 };
-            let der = shangmi_pki::cms_encrypt(&data, &certs, flavor)
+            let how = Envelope {
+                flavor: if gm || cfca {
+                    Flavor::Gm
+                } else {
+                    Flavor::Pkcs7
+                },
+                cipher: match cipher {
+                    CipherArg::Sm4Cbc => ContentCipher::Sm4Cbc,
+                    CipherArg::Sm4Gcm => ContentCipher::Sm4Gcm,
+                },
+                wrapped_key: if cfca {
+                    WrappedKey::CfcaRaw
+                } else {
+                    WrappedKey::Der
+                },
+                recipient_name: if by_key_id {
+                    RecipientName::SubjectKeyId
+                } else {
+                    RecipientName::IssuerAndSerial
+                },
+            };
+            let der = shangmi_pki::cms_encrypt_with(&data, &certs, &how)
                 .map_err(|e| error("encrypting", e))?;
             emit(&der, pem, output.as_deref())?;
         }

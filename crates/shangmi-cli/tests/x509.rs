@@ -298,7 +298,12 @@ fn x509_both_ways_with_openssl() {
 
     // EnvelopedData to the server's certificate, opened with its key; another key exits 1
     // and writes nothing.
-    for gm in [false, true] {
+    for form in [
+        &[][..],
+        &["--gm"],
+        &["--cipher", "sm4-gcm"],
+        &["--cfca", "--by-key-id", "--cipher", "sm4-gcm"],
+    ] {
         let mut args = vec![
             "cms",
             "encrypt",
@@ -309,9 +314,7 @@ fn x509_both_ways_with_openssl() {
             "-o",
             "env.p7",
         ];
-        if gm {
-            args.push("--gm");
-        }
+        args.extend(form);
         ok(d, &args);
         ok(
             d,

@@ -4,8 +4,9 @@
 //! Indefinite lengths become definite, long-form lengths minimal, and a constructed OCTET
 //! STRING the primitive one holding its chunks. Nothing else changes: a DER input comes out
 //! byte for byte as it went in, and what was signed (signed attributes, certificates) is DER
-//! already in any sender that signs correctly. Implicitly tagged octet strings in chunks (an
-//! EnvelopedData's encrypted content) are not recognised: that needs the schema.
+//! already in any sender that signs correctly. One implicitly tagged OCTET STRING is known by
+//! its place: an EncryptedContentInfo (`SEQUENCE { OID, AlgorithmIdentifier, [0] }`) whose
+//! encrypted content comes in chunks, as BouncyCastle's and Windows' EnvelopedData do.
 
 use crate::Error;
 
@@ -136,11 +137,57 @@ fn element(b: &[u8], depth: usize, out: &mut Vec<u8>) -> Result<usize, Error> {
         put_length(out, content.len());
         out.extend_from_slice(&content);
     } else {
+        if tag == [0x30] {
+            join_encrypted_content(&mut body, &chunks)?;
+        }
         out.extend_from_slice(tag);
         put_length(out, body.len());
         out.extend_from_slice(&body);
     }
     Ok(pos)
+}
+
+/// The contents of a run of DER primitive OCTET STRINGs, or None if `b` is anything else.
+fn octet_string_chunks(mut b: &[u8]) -> Result<Option<Vec<u8>>, Error> {
+    let mut content = Vec::with_capacity(b.len());
+    while !b.is_empty() {
+        if b[0] != 0x04 {
+            return Ok(None);
+        }
+        let (hl, cl) = length(&b[1..])?;
+        let end = cl
+            .and_then(|cl| (1 + hl).checked_add(cl))
+            .filter(|&e| e <= b.len())
+            .ok_or_else(|| malformed("truncated content"))?;
+        content.extend_from_slice(&b[1 + hl..end]);
+        b = &b[end..];
+    }
+    Ok(Some(content))
+}
+
+/// In a SEQUENCE's re-encoded `body` (children at `chunks`) shaped as an EncryptedContentInfo,
+/// a constructed `[0]` of OCTET STRING chunks becomes the primitive `[0]` DER has. An
+/// EncapsulatedContentInfo (`SEQUENCE { OID, [0] EXPLICIT OCTET STRING }`) has no
+/// AlgorithmIdentifier before its `[0]` and so is left alone.
+fn join_encrypted_content(body: &mut Vec<u8>, chunks: &[(usize, usize)]) -> Result<(), Error> {
+    let [oid, alg, enc] = chunks else {
+        return Ok(());
+    };
+    if body[oid.0] != 0x06 || body[alg.0] != 0x30 || body[enc.0] != 0xa0 {
+        return Ok(());
+    }
+    let child = &body[enc.0..enc.1];
+    let (hl, _) = length(&child[1..])?;
+    let Some(content) = octet_string_chunks(&child[1 + hl..])? else {
+        return Ok(());
+    };
+    let mut joined = Vec::with_capacity(body.len());
+    joined.extend_from_slice(&body[..enc.0]);
+    joined.push(0x80);
+    put_length(&mut joined, content.len());
+    joined.extend_from_slice(&content);
+    *body = joined;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -160,6 +207,29 @@ mod tests {
             to_der(&ber).unwrap(),
             [0x30, 0x08, 0x04, 0x03, 0xaa, 0xbb, 0xcc, 0x02, 0x01, 0x07]
         );
+    }
+
+    #[test]
+    fn chunked_encrypted_content_is_joined_and_encapsulated_content_is_not() {
+        // SEQUENCE { OID, SEQUENCE {}, [0] { 04 01 aa, 04 01 bb } }, indefinite.
+        let eci = [
+            0x30, 0x80, 0x06, 0x01, 0x2a, 0x30, 0x00, 0xa0, 0x80, 0x04, 0x01, 0xaa, 0x04, 0x01,
+            0xbb, 0x00, 0x00, 0x00, 0x00,
+        ];
+        assert_eq!(
+            to_der(&eci).unwrap(),
+            [
+                0x30, 0x09, 0x06, 0x01, 0x2a, 0x30, 0x00, 0x80, 0x02, 0xaa, 0xbb
+            ]
+        );
+        // SEQUENCE { OID, [0] EXPLICIT OCTET STRING }: the [0] stays explicit.
+        let encap = [0x30, 0x08, 0x06, 0x01, 0x2a, 0xa0, 0x03, 0x04, 0x01, 0xaa];
+        assert_eq!(to_der(&encap).unwrap(), encap);
+        // A fourth child means another structure: left as it is.
+        let other = [
+            0x30, 0x0c, 0x06, 0x01, 0x2a, 0x30, 0x00, 0xa0, 0x03, 0x04, 0x01, 0xaa, 0x05, 0x00,
+        ];
+        assert_eq!(to_der(&other).unwrap(), other);
     }
 
     #[test]

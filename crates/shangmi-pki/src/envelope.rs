@@ -1,6 +1,10 @@
 //! CMS / PKCS#7 EnvelopedData with SM2 key transport (GM/T 0010): the content encrypted with
-//! SM4-CBC under a fresh key, that key SM2-encrypted (GM/T 0009's ASN.1 layout) to each
-//! recipient certificate; PKCS#7 or GM/T 0010 content-type OIDs, both read.
+//! SM4-CBC (or SM4-GCM, as gmsm writes and reads it) under a fresh key, that key SM2-encrypted
+//! to each recipient certificate; PKCS#7 or GM/T 0010 content-type OIDs, both read.
+//!
+//! The wrapped key is GM/T 0009's ASN.1 ciphertext by default; CFCA's SADK wrote (and some of
+//! its users still send) raw C1 || C2 || C3 without the 04, which is read too and written on
+//! request. Recipients are named by issuer and serial number, or by subject key identifier.
 
 use cms::cert::IssuerAndSerialNumber;
 use cms::content_info::{CmsVersion, ContentInfo};
@@ -10,11 +14,13 @@ use cms::enveloped_data::{
 };
 use const_oid::ObjectIdentifier;
 use der::asn1::{Any, OctetString};
+use der::referenced::OwnedToRef;
 use der::{Decode, Encode};
 use shangmi::sm2::{Format, SigningKey};
-use shangmi::sm4::{Sm4, modes::cbc};
+use shangmi::sm4::{Sm4, modes::cbc, modes::gcm::Sm4Gcm};
 use spki::AlgorithmIdentifierOwned;
 use x509_cert::Certificate;
+use x509_cert::ext::pkix::SubjectKeyIdentifier;
 use zeroize::Zeroizing;
 
 use crate::Error;
@@ -30,6 +36,76 @@ const SM2_ENCRYPT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.1019
 const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
 /// SM4, which some writers put for SM4-CBC.
 const SM4: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104");
+/// SM4-GCM; its parameters are RFC 5084's GCMParameters.
+const SM4_GCM: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.8");
+
+/// The content cipher of an EnvelopedData.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContentCipher {
+    /// SM4-CBC with PKCS#7 padding, the IV as the parameter: what every SM peer reads.
+    #[default]
+    Sm4Cbc,
+    /// SM4-GCM with a 12-byte nonce and a 16-byte tag after the ciphertext, GCMParameters as
+    /// the parameter (gmsm's `pkcs.SM4GCM`). Not RFC 5083's AuthEnvelopedData: no peer sends
+    /// that with SM2 key transport.
+    Sm4Gcm,
+}
+
+/// How each recipient's SM2-encrypted content key is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WrappedKey {
+    /// GM/T 0009's DER `SM2Cipher` (OpenSSL, gmsm, GmSSL, BouncyCastle).
+    #[default]
+    Der,
+    /// Raw C1 || C2 || C3 with no 04 (CFCA SADK's legacy form, gmsm's `EncryptCFCA`).
+    CfcaRaw,
+}
+
+/// How a recipient is named in its RecipientInfo.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecipientName {
+    /// Issuer and serial number (version 0 RecipientInfo).
+    #[default]
+    IssuerAndSerial,
+    /// The certificate's subject key identifier (version 2; CFCA's newer form).
+    SubjectKeyId,
+}
+
+/// Everything an EnvelopedData can be written with; the default is the form every peer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    /// Content-type OIDs.
+    pub flavor: Flavor,
+    /// Content encryption.
+    pub cipher: ContentCipher,
+    /// The wrapped key's layout.
+    pub wrapped_key: WrappedKey,
+    /// How recipients are named.
+    pub recipient_name: RecipientName,
+}
+
+impl Default for Envelope {
+    fn default() -> Self {
+        Envelope {
+            flavor: Flavor::Pkcs7,
+            cipher: ContentCipher::default(),
+            wrapped_key: WrappedKey::default(),
+            recipient_name: RecipientName::default(),
+        }
+    }
+}
+
+/// RFC 5084's GCM parameters; the ICV length is 12 when absent.
+#[derive(der::Sequence)]
+struct GcmParameters {
+    nonce: OctetString,
+    #[asn1(default = "default_icv_len")]
+    icv_len: u8,
+}
+
+fn default_icv_len() -> u8 {
+    12
+}
 
 fn random<const N: usize>() -> Result<Zeroizing<[u8; N]>, Error> {
     let mut b = Zeroizing::new([0u8; N]);
@@ -37,52 +113,79 @@ fn random<const N: usize>() -> Result<Zeroizing<[u8; N]>, Error> {
     Ok(b)
 }
 
-/// EnvelopedData of `content` for every certificate in `recipients`. Returns the DER
-/// ContentInfo.
+/// EnvelopedData of `content` for every certificate in `recipients`, SM4-CBC, the keys in
+/// DER. Returns the DER ContentInfo.
 pub fn encrypt(
     content: &[u8],
     recipients: &[Certificate],
     flavor: Flavor,
 ) -> Result<Vec<u8>, Error> {
+    encrypt_with(
+        content,
+        recipients,
+        &Envelope {
+            flavor,
+            ..Envelope::default()
+        },
+    )
+}
+
+/// EnvelopedData of `content` for every certificate in `recipients`, written as `how` says.
+/// Returns the DER ContentInfo.
+pub fn encrypt_with(
+    content: &[u8],
+    recipients: &[Certificate],
+    how: &Envelope,
+) -> Result<Vec<u8>, Error> {
     if recipients.is_empty() {
         return Err(Error::InvalidArgument("no recipient".into()));
     }
-    let (data_oid, enveloped_oid) = match flavor {
+    let (data_oid, enveloped_oid) = match how.flavor {
         Flavor::Pkcs7 => (PKCS7_DATA, PKCS7_ENVELOPED),
         Flavor::Gm => (GM_DATA, GM_ENVELOPED),
     };
     let key = random::<16>()?;
-    let iv = random::<16>()?;
     let mut infos = Vec::new();
     for r in recipients {
-        let public = crate::alg::public_key(r.tbs_certificate().subject_public_key_info())?;
-        let wrapped = public
-            .encrypt(&key[..], Format::Der)
-            .map_err(|e| Error::Crypto(e.to_string()))?;
-        infos.push(RecipientInfo::Ktri(KeyTransRecipientInfo {
-            version: CmsVersion::V0,
-            rid: RecipientIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
-                issuer: r.tbs_certificate().issuer().clone(),
-                serial_number: r.tbs_certificate().serial_number().clone(),
-            }),
-            key_enc_alg: AlgorithmIdentifierOwned {
-                oid: SM2_ENCRYPT,
-                parameters: Some(Any::null()),
-            },
-            enc_key: OctetString::new(wrapped)?,
-        }));
+        infos.push(RecipientInfo::Ktri(recipient_info(r, &key, how)?));
     }
-    let ciphertext = cbc::encrypt_padded(&Sm4::new(&key), &iv, content);
+    let (content_enc_alg, ciphertext) = match how.cipher {
+        ContentCipher::Sm4Cbc => {
+            let iv = random::<16>()?;
+            let alg = AlgorithmIdentifierOwned {
+                oid: SM4_CBC,
+                parameters: Some(Any::encode_from(&OctetString::new(iv.to_vec())?)?),
+            };
+            (alg, cbc::encrypt_padded(&Sm4::new(&key), &iv, content))
+        }
+        ContentCipher::Sm4Gcm => {
+            let nonce = random::<12>()?;
+            let sealed = Sm4Gcm::new(&key)
+                .encrypt(&nonce[..], &[], content)
+                .map_err(|e| Error::Crypto(e.to_string()))?;
+            let params = GcmParameters {
+                nonce: OctetString::new(nonce.to_vec())?,
+                icv_len: 16,
+            };
+            let alg = AlgorithmIdentifierOwned {
+                oid: SM4_GCM,
+                parameters: Some(Any::encode_from(&params)?),
+            };
+            (alg, sealed)
+        }
+    };
+    // RFC 5652 6.1: version 2 once any RecipientInfo is not version 0.
+    let version = match how.recipient_name {
+        RecipientName::IssuerAndSerial => CmsVersion::V0,
+        RecipientName::SubjectKeyId => CmsVersion::V2,
+    };
     let ed = EnvelopedData {
-        version: CmsVersion::V0,
+        version,
         originator_info: None,
         recip_infos: RecipientInfos::try_from(infos)?,
         encrypted_content: EncryptedContentInfo {
             content_type: data_oid,
-            content_enc_alg: AlgorithmIdentifierOwned {
-                oid: SM4_CBC,
-                parameters: Some(Any::encode_from(&OctetString::new(iv.to_vec())?)?),
-            },
+            content_enc_alg,
             encrypted_content: Some(OctetString::new(ciphertext)?),
         },
         unprotected_attrs: None,
@@ -94,6 +197,53 @@ pub fn encrypt(
     Ok(ci.to_der()?)
 }
 
+/// The content key wrapped for one recipient certificate.
+fn recipient_info(
+    cert: &Certificate,
+    key: &[u8; 16],
+    how: &Envelope,
+) -> Result<KeyTransRecipientInfo, Error> {
+    let t = cert.tbs_certificate();
+    let public = crate::alg::public_key(t.subject_public_key_info())?;
+    let crypto = |e: shangmi::sm2::Error| Error::Crypto(e.to_string());
+    let wrapped = match how.wrapped_key {
+        WrappedKey::Der => public.encrypt(key, Format::Der).map_err(crypto)?,
+        WrappedKey::CfcaRaw => {
+            let mut raw = public.encrypt(key, Format::C1C2C3).map_err(crypto)?;
+            raw.remove(0);
+            raw
+        }
+    };
+    let (version, rid) = match how.recipient_name {
+        RecipientName::IssuerAndSerial => (
+            CmsVersion::V0,
+            RecipientIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+                issuer: t.issuer().clone(),
+                serial_number: t.serial_number().clone(),
+            }),
+        ),
+        RecipientName::SubjectKeyId => {
+            let ski = match t.get_extension::<SubjectKeyIdentifier>().ok().flatten() {
+                Some((_, k)) => k,
+                None => SubjectKeyIdentifier::try_from(t.subject_public_key_info().owned_to_ref())?,
+            };
+            (
+                CmsVersion::V2,
+                RecipientIdentifier::SubjectKeyIdentifier(ski),
+            )
+        }
+    };
+    Ok(KeyTransRecipientInfo {
+        version,
+        rid,
+        key_enc_alg: AlgorithmIdentifierOwned {
+            oid: SM2_ENCRYPT,
+            parameters: Some(Any::null()),
+        },
+        enc_key: OctetString::new(wrapped)?,
+    })
+}
+
 /// Whether `rid` names `cert` (by issuer and serial number, or subject key identifier).
 fn names(cert: &Certificate, rid: &RecipientIdentifier) -> bool {
     let t = cert.tbs_certificate();
@@ -101,24 +251,94 @@ fn names(cert: &Certificate, rid: &RecipientIdentifier) -> bool {
         RecipientIdentifier::IssuerAndSerialNumber(ias) => {
             t.issuer() == &ias.issuer && t.serial_number() == &ias.serial_number
         }
-        RecipientIdentifier::SubjectKeyIdentifier(ski) => t
-            .get_extension::<x509_cert::ext::pkix::SubjectKeyIdentifier>()
-            .ok()
-            .flatten()
-            .is_some_and(|(_, k)| k == *ski),
+        // A certificate without the extension is named by RFC 5280's method 1 (SHA-1 of the
+        // key's bits), as gmsm and CFCA name it.
+        RecipientIdentifier::SubjectKeyIdentifier(ski) => {
+            match t.get_extension::<SubjectKeyIdentifier>().ok().flatten() {
+                Some((_, k)) => k == *ski,
+                None => SubjectKeyIdentifier::try_from(t.subject_public_key_info().owned_to_ref())
+                    .is_ok_and(|k| k == *ski),
+            }
+        }
     }
 }
 
-/// Decrypts EnvelopedData (DER ContentInfo, or PEM `PKCS7`/`CMS`) with `key`: the recipient
-/// is the one `cert` names when given, else each key-transport recipient is tried. Any
-/// failure (no recipient for the key, a key that does not decrypt, bad padding) is one error
-/// with no plaintext.
+/// The content key from a wrapped key in any layout met: DER, or raw with or without the 04
+/// in either order (the order cannot be told from the bytes; C3 decides).
+fn unwrap_key(key: &SigningKey, wrapped: &[u8]) -> Option<Zeroizing<[u8; 16]>> {
+    let attempt = |ct: &[u8], format| {
+        let k = Zeroizing::new(key.decrypt(ct, format).ok()?);
+        <[u8; 16]>::try_from(k.as_slice()).ok().map(Zeroizing::new)
+    };
+    if wrapped.first() == Some(&0x30)
+        && let Some(k) = attempt(wrapped, Format::Der)
+    {
+        return Some(k);
+    }
+    let prefixed;
+    let raw = if wrapped.first() == Some(&0x04) && wrapped.len() == 1 + 64 + 32 + 16 {
+        wrapped
+    } else {
+        prefixed = [&[4u8][..], wrapped].concat();
+        &prefixed
+    };
+    attempt(raw, Format::C1C2C3).or_else(|| attempt(raw, Format::C1C3C2))
+}
+
+/// The content cipher named by an EnvelopedData, with its parameters read.
+enum Cipher {
+    Cbc([u8; 16]),
+    Gcm { nonce: Vec<u8>, tag_len: usize },
+}
+
+fn content_cipher(alg: &AlgorithmIdentifierOwned) -> Result<Cipher, Error> {
+    let params = alg.parameters.as_ref();
+    // The bare SM4 OID means CBC to the writers that use it (gmsm, CFCA).
+    if alg.oid == SM4_CBC || alg.oid == SM4 {
+        let iv = params
+            .ok_or_else(|| Error::Malformed("SM4-CBC without an IV".into()))?
+            .decode_as::<OctetString>()?
+            .as_bytes()
+            .try_into()
+            .map_err(|_| Error::Malformed("the SM4-CBC IV is not 16 bytes".into()))?;
+        return Ok(Cipher::Cbc(iv));
+    }
+    if alg.oid == SM4_GCM {
+        let p: GcmParameters = params
+            .ok_or_else(|| Error::Malformed("SM4-GCM without GCMParameters".into()))?
+            .decode_as()?;
+        let nonce = p.nonce.as_bytes().to_vec();
+        if nonce.is_empty() || nonce.len() > 64 {
+            return Err(Error::Malformed(format!(
+                "an SM4-GCM nonce of {} bytes",
+                nonce.len()
+            )));
+        }
+        let tag_len = usize::from(p.icv_len);
+        if !(12..=16).contains(&tag_len) {
+            return Err(Error::Unsupported(format!(
+                "an SM4-GCM tag of {tag_len} bytes (12 to 16 are read)"
+            )));
+        }
+        return Ok(Cipher::Gcm { nonce, tag_len });
+    }
+    Err(Error::Unsupported(format!(
+        "content encryption {} (SM4-CBC {SM4_CBC} and SM4-GCM {SM4_GCM} are read)",
+        alg.oid
+    )))
+}
+
+/// Decrypts EnvelopedData (DER or BER ContentInfo, or PEM `PKCS7`/`CMS`) with `key`: the
+/// recipient is the one `cert` names when given, else each key-transport recipient is tried.
+/// Any failure (no recipient for the key, a key that does not decrypt, bad padding, a GCM tag
+/// that does not match) is one error with no plaintext.
 pub fn decrypt(
     message: &[u8],
     key: &SigningKey,
     cert: Option<&Certificate>,
 ) -> Result<Zeroizing<Vec<u8>>, Error> {
     let der = crate::read::der_of(message, &["PKCS7", "CMS"], "CMS")?;
+    let der = crate::ber::to_der(&der)?;
     let ci = ContentInfo::from_der(&der)?;
     if ci.content_type != PKCS7_ENVELOPED && ci.content_type != GM_ENVELOPED {
         return Err(Error::Unsupported(format!(
@@ -128,22 +348,7 @@ pub fn decrypt(
     }
     let ed: EnvelopedData = ci.content.decode_as()?;
     let eci = &ed.encrypted_content;
-    // The bare SM4 OID means CBC to the writers that use it (gmsm, CFCA).
-    if eci.content_enc_alg.oid != SM4_CBC && eci.content_enc_alg.oid != SM4 {
-        return Err(Error::Unsupported(format!(
-            "content encryption {} (only SM4-CBC, {SM4_CBC})",
-            eci.content_enc_alg.oid
-        )));
-    }
-    let iv: [u8; 16] = eci
-        .content_enc_alg
-        .parameters
-        .as_ref()
-        .ok_or_else(|| Error::Malformed("SM4-CBC without an IV".into()))?
-        .decode_as::<OctetString>()?
-        .as_bytes()
-        .try_into()
-        .map_err(|_| Error::Malformed("the SM4-CBC IV is not 16 bytes".into()))?;
+    let cipher = content_cipher(&eci.content_enc_alg)?;
     let ciphertext = eci
         .encrypted_content
         .as_ref()
@@ -161,17 +366,18 @@ pub fn decrypt(
         {
             continue;
         }
-        let Ok(content_key) = key.decrypt(k.enc_key.as_bytes(), Format::Der) else {
+        let Some(k16) = unwrap_key(key, k.enc_key.as_bytes()) else {
             continue;
         };
-        let content_key = Zeroizing::new(content_key);
-        let Ok(k16) = <[u8; 16]>::try_from(content_key.as_slice()) else {
-            continue;
+        let plain = match &cipher {
+            Cipher::Cbc(iv) => cbc::decrypt_padded(&Sm4::new(&k16), iv, ciphertext.as_bytes())
+                .map_err(|_| failed())?,
+            Cipher::Gcm { nonce, tag_len } => Sm4Gcm::with_tag_len(&k16, *tag_len)
+                .map_err(|e| Error::Crypto(e.to_string()))?
+                .decrypt(nonce, &[], ciphertext.as_bytes())
+                .map_err(|_| failed())?,
         };
-        let k16 = Zeroizing::new(k16);
-        return cbc::decrypt_padded(&Sm4::new(&k16), &iv, ciphertext.as_bytes())
-            .map(Zeroizing::new)
-            .map_err(|_| failed());
+        return Ok(Zeroizing::new(plain));
     }
     Err(failed())
 }

@@ -33,7 +33,10 @@ mod verify;
 
 pub use alg::{SM2_WITH_SM3, public_key};
 pub use cms::{CmsSigner, Flavor, Verified, sign as cms_sign, verify as cms_verify};
-pub use envelope::{decrypt as cms_decrypt, encrypt as cms_encrypt};
+pub use envelope::{
+    ContentCipher, Envelope, RecipientName, WrappedKey, decrypt as cms_decrypt,
+    encrypt as cms_encrypt, encrypt_with as cms_encrypt_with,
+};
 pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_sign_request, self_signed, sign_request};

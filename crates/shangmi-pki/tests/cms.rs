@@ -1,13 +1,15 @@
-//! CMS SignedData (GM/T 0010 and PKCS#7 OIDs): round trips with every option, tampering, the
-//! CFCA SignedData of the corpus, and gmsm's pkcs7 package both ways (through interop/gmsm).
+//! CMS SignedData and EnvelopedData (GM/T 0010 and PKCS#7 OIDs): round trips with every
+//! option, tampering, BER, the CFCA and gmsm messages of the corpus, and gmsm's pkcs7 package
+//! both ways for every form it writes (through interop/gmsm).
 
 mod common;
 
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{
-    Certificate, CmsSigner, Error, Flavor, Issue, Verifier, certificates, cms_decrypt, cms_encrypt,
-    cms_sign, cms_verify, request, self_signed, sign_request,
+    Certificate, CmsSigner, ContentCipher, Envelope, Error, Flavor, Issue, RecipientName, Verifier,
+    WrappedKey, certificates, cms_decrypt, cms_encrypt, cms_encrypt_with, cms_sign, cms_verify,
+    request, self_signed, sign_request,
 };
 
 struct Party {
@@ -251,6 +253,113 @@ fn enveloped_data_round_trips_and_refuses_others() {
 }
 
 #[test]
+fn every_envelope_form_round_trips_and_tampering_releases_nothing() {
+    let root = ca();
+    let (a, b) = (leaf(&root, "CN=alice"), leaf(&root, "CN=bob"));
+    let msg = b"sixteen byte key".repeat(5);
+    for (_, how) in envelope_forms() {
+        let p7 = cms_encrypt_with(&msg, &[a.cert.clone(), b.cert.clone()], &how).unwrap();
+        for r in [&a, &b] {
+            assert_eq!(
+                cms_decrypt(&p7, &r.key, Some(&r.cert)).unwrap().as_slice(),
+                msg
+            );
+        }
+        assert!(cms_decrypt(&p7, &a.key, Some(&b.cert)).is_err(), "{how:?}");
+        // Any flipped byte in the last 40 (GCM tag and ciphertext, or CBC's last blocks and
+        // padding): an error, never other plaintext. CBC without a MAC can only promise that
+        // for the padding block; GCM promises it everywhere.
+        let span = if how.cipher == ContentCipher::Sm4Gcm {
+            40
+        } else {
+            16
+        };
+        for back in 1..=span {
+            let mut bad = p7.clone();
+            let at = bad.len() - back;
+            bad[at] ^= 0x80;
+            match cms_decrypt(&bad, &a.key, None) {
+                Err(Error::Decryption(_)) => {}
+                Err(e) if how.cipher == ContentCipher::Sm4Cbc => panic!("{how:?} {back}: {e}"),
+                Err(e) => panic!("{how:?} {back}: {e}"),
+                Ok(p) => assert!(
+                    how.cipher == ContentCipher::Sm4Cbc && p.as_slice() != msg,
+                    "{how:?} {back}"
+                ),
+            }
+        }
+    }
+}
+
+/// `der` re-encoded as BouncyCastle and Windows write CMS: indefinite lengths and the encrypted
+/// content's `[0]` in chunks of `chunk` bytes.
+fn as_ber(der: &[u8], chunk: usize) -> Vec<u8> {
+    fn header(b: &[u8]) -> (usize, usize) {
+        let l = b[1] as usize;
+        if l < 0x80 {
+            (2, l)
+        } else {
+            let n = l & 0x7f;
+            (
+                2 + n,
+                b[2..2 + n].iter().fold(0, |a, &x| (a << 8) | x as usize),
+            )
+        }
+    }
+    // `chunked`: this element is an EncryptedContentInfo's [0], to be sent in chunks.
+    fn walk(b: &[u8], chunk: usize, chunked: bool, out: &mut Vec<u8>) {
+        let (h, len) = header(b);
+        let body = &b[h..h + len];
+        if chunked {
+            out.extend([0xa0, 0x80]);
+            for c in body.chunks(chunk) {
+                out.extend([0x04, 0x81, c.len() as u8]);
+                out.extend(c);
+            }
+            out.extend([0, 0]);
+        } else if b[0] & 0x20 != 0 {
+            let mut children = Vec::new();
+            let mut rest = body;
+            while !rest.is_empty() {
+                let (ch, cl) = header(rest);
+                children.push(&rest[..ch + cl]);
+                rest = &rest[ch + cl..];
+            }
+            let tags: Vec<u8> = children.iter().map(|c| c[0]).collect();
+            let eci = b[0] == 0x30 && tags == [0x06, 0x30, 0x80];
+            out.extend([b[0], 0x80]);
+            for (i, c) in children.iter().enumerate() {
+                walk(c, chunk, eci && i == 2, out);
+            }
+            out.extend([0, 0]);
+        } else {
+            out.extend(&b[..h + len]);
+        }
+    }
+    let mut out = Vec::new();
+    walk(der, chunk, false, &mut out);
+    out
+}
+
+#[test]
+fn ber_enveloped_data_as_java_writes_it_opens() {
+    let root = ca();
+    let a = leaf(&root, "CN=alice");
+    let msg = b"streamed by a Java sender".repeat(20);
+    for (_, how) in envelope_forms() {
+        let p7 = cms_encrypt_with(&msg, std::slice::from_ref(&a.cert), &how).unwrap();
+        let ber = as_ber(&p7, 100);
+        assert_ne!(ber, p7);
+        assert!(ber.windows(2).any(|w| w == [0xa0, 0x80]));
+        assert_eq!(
+            cms_decrypt(&ber, &a.key, None).unwrap().as_slice(),
+            msg,
+            "{how:?}"
+        );
+    }
+}
+
+#[test]
 fn gmsm_envelope_from_the_corpus_opens() {
     let dir = format!("{}/tests/vectors/x509", env!("CARGO_MANIFEST_DIR"));
     let p7 = std::fs::read(format!("{dir}/gmsm-envelopeddata-1.p7.pem")).unwrap();
@@ -276,6 +385,55 @@ fn gmsm_envelope_from_the_corpus_opens() {
     );
 }
 
+/// Every envelope form gmsm writes, as (its cms-encrypt options, the same form here).
+fn envelope_forms() -> Vec<(Vec<&'static str>, Envelope)> {
+    let mut forms = Vec::new();
+    for (gcm, cipher) in [
+        (false, ContentCipher::Sm4Cbc),
+        (true, ContentCipher::Sm4Gcm),
+    ] {
+        for (opt, flavor, wrapped_key, recipient_name) in [
+            (
+                None,
+                Flavor::Pkcs7,
+                WrappedKey::Der,
+                RecipientName::IssuerAndSerial,
+            ),
+            (
+                Some("gm"),
+                Flavor::Gm,
+                WrappedKey::Der,
+                RecipientName::IssuerAndSerial,
+            ),
+            (
+                Some("cfca"),
+                Flavor::Gm,
+                WrappedKey::CfcaRaw,
+                RecipientName::IssuerAndSerial,
+            ),
+            (
+                Some("ski"),
+                Flavor::Gm,
+                WrappedKey::Der,
+                RecipientName::SubjectKeyId,
+            ),
+        ] {
+            let mut args: Vec<&str> = opt.into_iter().collect();
+            if gcm {
+                args.push("gcm");
+            }
+            let how = Envelope {
+                flavor,
+                cipher,
+                wrapped_key,
+                recipient_name,
+            };
+            forms.push((args, how));
+        }
+    }
+    forms
+}
+
 #[test]
 fn gmsm_and_shangmi_open_each_others_envelopes() {
     let Some(peer) = common::peer("gmsmpeer-cms") else {
@@ -286,44 +444,56 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
     std::fs::create_dir_all(&d).unwrap();
     let msg = b"enveloped across implementations\n".repeat(7);
     std::fs::write(d.join("msg"), &msg).unwrap();
-    // Theirs: gmsm issues a certificate and key; we encrypt to it, gmsm decrypts; gmsm
-    // encrypts to it, we decrypt with the key gmsm wrote.
+    // Two recipients: gmsm's own leaf (no subject key identifier: both sides name it by the
+    // SHA-1 of its key) and one of ours; each key read by the other side.
     assert!(common::run(&peer, &d, &["issue", "."]));
-    let cert = certificates(&std::fs::read(d.join("leaf.pem")).unwrap())
+    let theirs_cert = certificates(&std::fs::read(d.join("leaf.pem")).unwrap())
         .unwrap()
         .remove(0);
-    let key =
+    let theirs_key =
         SigningKey::from_pem(&std::fs::read_to_string(d.join("leaf.key")).unwrap(), None).unwrap();
-    for (flavor, tag) in [(Flavor::Pkcs7, "p7"), (Flavor::Gm, "gm")] {
-        let ours = cms_encrypt(&msg, std::slice::from_ref(&cert), flavor).unwrap();
-        std::fs::write(d.join(format!("ours-{tag}.p7")), ours).unwrap();
-        let out = format!("out-{tag}");
-        assert!(
-            common::run(
-                &peer,
-                &d,
-                &[
-                    "cms-decrypt",
-                    &format!("ours-{tag}.p7"),
-                    "leaf.pem",
-                    "leaf.key",
-                    &out
-                ]
-            ),
-            "{tag}"
-        );
-        assert_eq!(std::fs::read(d.join(&out)).unwrap(), msg);
-        let mut args = vec!["cms-encrypt", "leaf.pem", "msg", "theirs.p7"];
-        if tag == "gm" {
-            args.push("gm");
+    let root = ca();
+    let ours = leaf(&root, "CN=recipient");
+    std::fs::write(
+        d.join("ours.pem"),
+        ours.cert.to_pem(LineEnding::LF).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("ours.key"),
+        ours.key.to_pkcs8_pem().unwrap().as_bytes(),
+    )
+    .unwrap();
+    for (cert, key, files) in [
+        (&theirs_cert, &theirs_key, ["leaf.pem", "leaf.key"]),
+        (&ours.cert, &ours.key, ["ours.pem", "ours.key"]),
+    ] {
+        for (opts, how) in envelope_forms() {
+            let tag = format!("{}-{}", files[0], opts.join("-"));
+            // Ours to gmsm.
+            let p7 = cms_encrypt_with(&msg, std::slice::from_ref(cert), &how).unwrap();
+            std::fs::write(d.join("ours.p7"), p7).unwrap();
+            let mut args = vec!["cms-decrypt", "ours.p7", files[0], files[1], "out"];
+            if how.wrapped_key == WrappedKey::CfcaRaw {
+                args.push("cfca");
+            }
+            assert!(common::run(&peer, &d, &args), "{tag}");
+            assert_eq!(std::fs::read(d.join("out")).unwrap(), msg, "{tag}");
+            // gmsm to ours, with and without the certificate to pick the recipient (gmsm
+            // names a recipient by key identifier only when the certificate carries one).
+            if opts.contains(&"ski") && files[0] == "leaf.pem" {
+                continue;
+            }
+            let mut args = vec!["cms-encrypt", files[0], "msg", "theirs.p7"];
+            args.extend(&opts);
+            assert!(common::run(&peer, &d, &args), "{tag}");
+            let theirs = std::fs::read(d.join("theirs.p7")).unwrap();
+            for c in [Some(cert), None] {
+                let got = cms_decrypt(&theirs, key, c);
+                assert_eq!(got.unwrap().as_slice(), msg, "{tag}");
+            }
+            assert!(cms_decrypt(&theirs, &root.key, None).is_err(), "{tag}");
         }
-        assert!(common::run(&peer, &d, &args));
-        let theirs = std::fs::read(d.join("theirs.p7")).unwrap();
-        assert_eq!(
-            cms_decrypt(&theirs, &key, Some(&cert)).unwrap().as_slice(),
-            msg,
-            "{tag}"
-        );
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
