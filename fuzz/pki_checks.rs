@@ -35,6 +35,13 @@ pub fn pki_parsers(data: &[u8]) {
     let key = shangmi::sm2::SigningKey::from_bytes(&[7; 32]).expect("a valid scalar");
     assert!(shangmi_pki::cms_decrypt(data, &key, None).is_err());
     assert!(shangmi_pki::open_enveloped_key(data, &key).is_err());
+    // CFCA's formats: an escrowed key for another key opens nothing; a .sm2 file may open
+    // (its password is public here), but only with its certificate's key.
+    assert!(shangmi_pki::open_cfca_escrowed_key(data, &key).is_err());
+    if let Ok((k, c)) = shangmi_pki::open_cfca_sm2_file(data, b"123456") {
+        let public = shangmi_pki::public_key(c.tbs_certificate().subject_public_key_info());
+        assert!(public.is_ok_and(|p| p == *k.verifying_key()));
+    }
     // SignedData: never verified without anchors, whatever the bytes.
     assert!(shangmi_pki::cms_verify(data, None, &shangmi_pki::Verifier::new(vec![])).is_err());
     if let Ok(lists) = shangmi_pki::crls(data) {

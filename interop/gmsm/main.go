@@ -15,6 +15,8 @@
 //	gmsmpeer envkey-seal RECIPIENT-CERT ENV KEY                 a fresh key pair enveloped (GB/T 35276) to the
 //	                                                           recipient, and the pair itself (PKCS#8 PEM)
 //	gmsmpeer envkey-open ENV RECIPIENT-KEY KEY                  the enveloped pair, opened (PKCS#8 PEM)
+//	gmsmpeer cfca-sm2-make CERT KEY PASSWORD OUT                a CFCA .sm2 file of the pair (DER)
+//	gmsmpeer cfca-sm2-open FILE PASSWORD KEY CERT               a CFCA .sm2 file opened (PKCS#8 PEM, PEM)
 //	gmsmpeer bench-verify ROOT LEAF [INTERMEDIATE...]          chain verifications per second
 //	gmsmpeer bench-cms CERT KEY ROOT                            SignedData of 1 KiB: signs and verifies per second
 package main
@@ -31,6 +33,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/emmansun/gmsm/cfca"
 	"github.com/emmansun/gmsm/pkcs"
 	"github.com/emmansun/gmsm/pkcs7"
 	"github.com/emmansun/gmsm/sm2"
@@ -371,6 +374,33 @@ func writeKey(path string, key any) {
 	}
 }
 
+func cfcaMake(args []string) {
+	key, err := smx509.ParsePKCS8PrivateKey(block(args[1]))
+	if err != nil {
+		fail("%s: %v", args[1], err)
+	}
+	sm2Key, ok := key.(*sm2.PrivateKey)
+	if !ok {
+		fail("%s: not an SM2 key", args[1])
+	}
+	out, err := cfca.MarshalSM2([]byte(args[2]), sm2Key, cert(args[0]))
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := os.WriteFile(args[3], out, 0o600); err != nil {
+		fail("%v", err)
+	}
+}
+
+func cfcaOpen(args []string) {
+	key, c, err := cfca.ParseSM2([]byte(args[1]), block(args[0]))
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	writeKey(args[2], key)
+	write(".", args[3], "CERTIFICATE", c.Raw)
+}
+
 func envkeySeal(args []string) {
 	pub, ok := cert(args[0]).PublicKey.(*ecdsa.PublicKey)
 	if !ok {
@@ -431,6 +461,16 @@ func main() {
 			fail("envkey-seal RECIPIENT-CERT ENV KEY")
 		}
 		envkeySeal(args)
+	case "cfca-sm2-make":
+		if len(args) != 4 {
+			fail("cfca-sm2-make CERT KEY PASSWORD OUT")
+		}
+		cfcaMake(args)
+	case "cfca-sm2-open":
+		if len(args) != 4 {
+			fail("cfca-sm2-open FILE PASSWORD KEY CERT")
+		}
+		cfcaOpen(args)
 	case "envkey-open":
 		if len(args) != 3 {
 			fail("envkey-open ENV RECIPIENT-KEY KEY")

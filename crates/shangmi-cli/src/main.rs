@@ -4,6 +4,7 @@
 //! signature, a tampered ciphertext); 2 usage, input or I/O error. Errors are one line on
 //! stderr naming the file and the cause. Output files appear only when complete.
 
+mod cfca_cmd;
 mod cms_cmd;
 mod fail;
 mod ffi_init;
@@ -70,8 +71,10 @@ enum Command {
     Speed(speed::Args),
     /// SM2 certificates, requests and CRLs: issue, verify, show.
     X509(x509_cmd::Args),
-    /// CMS / PKCS#7 SignedData with SM2 (GM/T 0010): sign, verify.
+    /// CMS / PKCS#7 with SM2 (GM/T 0010): SignedData and EnvelopedData, key envelopes.
     Cms(cms_cmd::Args),
+    /// CFCA's .sm2 key files: import a key and certificate, or export them.
+    Cfca(cfca_cmd::Args),
     /// TLS 1.3 with the SM suites (RFC 8998): connect to a server, or serve.
     Tls(tls_cmd::Args),
     /// TLCP (GB/T 38636): the national TLS with signing and encryption certificates.
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Speed(args) => speed::run(args),
         Command::X509(args) => x509_cmd::run(args),
         Command::Cms(args) => cms_cmd::run(args),
+        Command::Cfca(args) => cfca_cmd::run(args),
         Command::Tls(args) => tls_cmd::run(args),
         Command::Tlcp(args) => tlcp_cmd::run(args),
     };

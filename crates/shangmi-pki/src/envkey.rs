@@ -55,7 +55,13 @@ pub fn envelope_key(key: &SigningKey, recipient: &VerifyingKey) -> Result<Vec<u8
 /// The key pair inside an `SM2EnvelopedKey` (DER, or PEM of any label), opened with the
 /// recipient's key. Its private key must match the public key the envelope states. Any
 /// failure to open is one error.
+///
+/// CFCA's escrowed encryption keys (see [`crate::open_cfca_escrowed_key`]) are recognised and
+/// opened the same way, `recipient` then the request's temporary key.
 pub fn open_enveloped_key(envelope: &[u8], recipient: &SigningKey) -> Result<SigningKey, Error> {
+    if crate::cfca::is_escrowed(envelope) {
+        return crate::cfca::open_escrowed_key(envelope, recipient);
+    }
     let der = crate::read::der_of_any(envelope, "SM2 enveloped key")?;
     let env = Sm2EnvelopedKey::from_der(&der)?;
     if env.sym_alg.oid != SM4_ECB && env.sym_alg.oid != SM4 {

@@ -21,6 +21,7 @@
 
 mod alg;
 mod ber;
+mod cfca;
 mod cms;
 mod envelope;
 mod envkey;
@@ -32,6 +33,10 @@ mod text;
 mod verify;
 
 pub use alg::{SM2_WITH_SM3, public_key};
+pub use cfca::{
+    open_escrowed_key as open_cfca_escrowed_key, open_sm2_file as open_cfca_sm2_file,
+    sm2_file as cfca_sm2_file,
+};
 pub use cms::{CmsSigner, Flavor, Verified, sign as cms_sign, verify as cms_verify};
 pub use envelope::{
     ContentCipher, Envelope, RecipientName, WrappedKey, decrypt as cms_decrypt,
