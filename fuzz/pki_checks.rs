@@ -42,6 +42,11 @@ pub fn pki_parsers(data: &[u8]) {
         let public = shangmi_pki::public_key(c.tbs_certificate().subject_public_key_info());
         assert!(public.is_ok_and(|p| p == *k.verifying_key()));
     }
+    // SignedAndEnvelopedData: nothing opens for a key no sender used, nor verifies without
+    // anchors; any message has a kind or a clear error.
+    let none = shangmi_pki::Verifier::new(vec![]);
+    assert!(shangmi_pki::cms_decrypt_and_verify(data, &key, &none).is_err());
+    let _ = shangmi_pki::cms_kind(data);
     // SignedData: never verified without anchors, whatever the bytes.
     assert!(shangmi_pki::cms_verify(data, None, &shangmi_pki::Verifier::new(vec![])).is_err());
     if let Ok(lists) = shangmi_pki::crls(data) {

@@ -15,6 +15,8 @@
 //	gmsmpeer envkey-seal RECIPIENT-CERT ENV KEY                 a fresh key pair enveloped (GB/T 35276) to the
 //	                                                           recipient, and the pair itself (PKCS#8 PEM)
 //	gmsmpeer envkey-open ENV RECIPIENT-KEY KEY                  the enveloped pair, opened (PKCS#8 PEM)
+//	gmsmpeer sed-make CERT KEY RECIPIENT DATA OUT [gm]           SignedAndEnvelopedData (DER)
+//	gmsmpeer sed-open P7 KEY ROOT OUT                           opened and verified: the content
 //	gmsmpeer cfca-sm2-make CERT KEY PASSWORD OUT                a CFCA .sm2 file of the pair (DER)
 //	gmsmpeer cfca-sm2-open FILE PASSWORD KEY CERT               a CFCA .sm2 file opened (PKCS#8 PEM, PEM)
 //	gmsmpeer bench-verify ROOT LEAF [INTERMEDIATE...]          chain verifications per second
@@ -374,6 +376,62 @@ func writeKey(path string, key any) {
 	}
 }
 
+func sedMake(args []string) {
+	key, err := smx509.ParsePKCS8PrivateKey(block(args[1]))
+	if err != nil {
+		fail("%s: %v", args[1], err)
+	}
+	data, err := os.ReadFile(args[3])
+	if err != nil {
+		fail("%v", err)
+	}
+	var sed *pkcs7.SignedAndEnvelopedData
+	if len(args) > 5 && args[5] == "gm" {
+		sed, err = pkcs7.NewSMSignedAndEnvelopedData(data, pkcs.SM4CBC)
+	} else {
+		sed, err = pkcs7.NewSignedAndEnvelopedData(data, pkcs.SM4CBC)
+		if err == nil {
+			sed.SetDigestAlgorithm(pkcs7.OIDDigestAlgorithmSM3)
+		}
+	}
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := sed.AddSigner(cert(args[0]), key); err != nil {
+		fail("%v", err)
+	}
+	if err := sed.AddRecipient(cert(args[2])); err != nil {
+		fail("%v", err)
+	}
+	out, err := sed.Finish()
+	if err != nil {
+		fail("%v", err)
+	}
+	if err := os.WriteFile(args[4], out, 0o600); err != nil {
+		fail("%v", err)
+	}
+}
+
+func sedOpen(args []string) {
+	p7, err := pkcs7.Parse(block(args[0]))
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	key, err := smx509.ParsePKCS8PrivateKey(block(args[1]))
+	if err != nil {
+		fail("%s: %v", args[1], err)
+	}
+	roots := smx509.NewCertPool()
+	roots.AddCert(cert(args[2]))
+	content, err := p7.DecryptAndVerifyOnlyOne(key, func() error { return p7.VerifyWithChain(roots) })
+	if err != nil {
+		fail("%s: %v", args[0], err)
+	}
+	if err := os.WriteFile(args[3], content, 0o600); err != nil {
+		fail("%v", err)
+	}
+}
+
 func cfcaMake(args []string) {
 	key, err := smx509.ParsePKCS8PrivateKey(block(args[1]))
 	if err != nil {
@@ -461,6 +519,16 @@ func main() {
 			fail("envkey-seal RECIPIENT-CERT ENV KEY")
 		}
 		envkeySeal(args)
+	case "sed-make":
+		if len(args) < 5 {
+			fail("sed-make CERT KEY RECIPIENT DATA OUT [gm]")
+		}
+		sedMake(args)
+	case "sed-open":
+		if len(args) != 4 {
+			fail("sed-open P7 KEY ROOT OUT")
+		}
+		sedOpen(args)
 	case "cfca-sm2-make":
 		if len(args) != 4 {
 			fail("cfca-sm2-make CERT KEY PASSWORD OUT")

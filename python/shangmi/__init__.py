@@ -20,7 +20,9 @@ True
 
 Certificates and CMS (GM/T 0010): ``verify_certificate`` checks a chain to trusted anchors
 (SM2 ID, validity, constraints, revocation); ``cms_sign``/``cms_verify`` make and check
-SignedData, ``cms_encrypt``/``cms_decrypt`` EnvelopedData, all on PEM or DER bytes.
+SignedData, ``cms_encrypt``/``cms_decrypt`` EnvelopedData, ``cms_sign_and_encrypt``/
+``cms_decrypt_and_verify`` SignedAndEnvelopedData, ``cfca_open_sm2_file``/``cfca_sm2_file``
+CFCA's .sm2 key files, all on PEM or DER bytes.
 
 Errors: ``InvalidTag`` (AEAD tag or MAC mismatch), ``InvalidSignature`` (SM2 signature that
 does not verify), ``ChainError`` (a certificate chain rule, an ``InvalidSignature``),
@@ -55,9 +57,13 @@ from ._native import (
     InvalidTag,
     backends,
     cmac_sm4,
+    cfca_open_sm2_file,
+    cfca_sm2_file,
     cms_decrypt,
+    cms_decrypt_and_verify,
     cms_encrypt,
     cms_sign,
+    cms_sign_and_encrypt,
     cms_verify,
     convert_ciphertext,
     hmac_sm3,
@@ -104,9 +110,13 @@ __all__ = [
     "sm3_many",
     "verify_batch",
     "ChainError",
+    "cfca_open_sm2_file",
+    "cfca_sm2_file",
     "cms_decrypt",
+    "cms_decrypt_and_verify",
     "cms_encrypt",
     "cms_sign",
+    "cms_sign_and_encrypt",
     "cms_verify",
     "verify_certificate",
 ]

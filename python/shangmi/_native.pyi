@@ -42,6 +42,10 @@ __all__ = [
     "cms_verify",
     "cms_encrypt",
     "cms_decrypt",
+    "cms_sign_and_encrypt",
+    "cms_decrypt_and_verify",
+    "cfca_open_sm2_file",
+    "cfca_sm2_file",
 ]
 
 DEFAULT_ID: bytes
@@ -244,4 +248,13 @@ def cms_encrypt(
     by_key_id: bool = False,
 ) -> bytes: ...
 def cms_decrypt(message: _Buffer, key: SM2PrivateKey, certificate: Optional[_Buffer] = None) -> bytes: ...
+def cms_sign_and_encrypt(
+    data: _Buffer,
+    signers: Sequence[Tuple[_Buffer, SM2PrivateKey]],
+    recipients: Sequence[_Buffer],
+    gm: bool = False,
+) -> bytes: ...
+def cms_decrypt_and_verify(message: _Buffer, key: SM2PrivateKey, anchors: Sequence[_Buffer], at: Optional[int] = None) -> bytes: ...
+def cfca_open_sm2_file(data: _Buffer, password: _Buffer) -> Tuple[SM2PrivateKey, bytes]: ...
+def cfca_sm2_file(key: SM2PrivateKey, certificate: _Buffer, password: _Buffer) -> bytes: ...
 def _core_bench(op: str, iterations: int) -> float: ...

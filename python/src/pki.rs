@@ -1,4 +1,5 @@
-//! Certificates and CMS: chain verification, SignedData and EnvelopedData, over shangmi-pki.
+//! Certificates and CMS: chain verification, SignedData, EnvelopedData and
+//! SignedAndEnvelopedData, CFCA .sm2 files, over shangmi-pki.
 //! Certificates, CRLs and messages are PEM or DER bytes; failures of a check raise
 //! `ChainError` (a chain rule, naming the certificate), `InvalidSignature` (a message's
 //! signature) or `DecryptionError`, malformed input `ValueError`.
@@ -26,6 +27,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cms_verify, m)?)?;
     m.add_function(wrap_pyfunction!(cms_encrypt, m)?)?;
     m.add_function(wrap_pyfunction!(cms_decrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_sign_and_encrypt, m)?)?;
+    m.add_function(wrap_pyfunction!(cms_decrypt_and_verify, m)?)?;
+    m.add_function(wrap_pyfunction!(cfca_open_sm2_file, m)?)?;
+    m.add_function(wrap_pyfunction!(cfca_sm2_file, m)?)?;
     Ok(())
 }
 
@@ -103,11 +108,7 @@ fn cms_sign<'py>(
     detached: bool,
     gm: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let mut pairs = Vec::new();
-    for (c, k) in &signers {
-        let cert = shangmi_pki::certificates(&c.0).map_err(py_err)?.remove(0);
-        pairs.push((cert, k.get().inner.clone()));
-    }
+    let pairs = signer_pairs(&signers)?;
     let extra = certs(extra_certificates)?;
     let out = py
         .detach(|| {
@@ -207,5 +208,93 @@ fn cms_decrypt<'py>(
     let out = py
         .detach(|| shangmi_pki::cms_decrypt(&message, &k, cert.as_ref()))
         .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// The (certificate, key) pairs of Python signers, certificates parsed.
+fn signer_pairs(
+    signers: &[(Owned, Py<PrivateKey>)],
+) -> PyResult<Vec<(Certificate, shangmi::sm2::SigningKey)>> {
+    let mut pairs = Vec::new();
+    for (c, k) in signers {
+        let cert = shangmi_pki::certificates(&c.0).map_err(py_err)?.remove(0);
+        pairs.push((cert, k.get().inner.clone()));
+    }
+    Ok(pairs)
+}
+
+/// SignedAndEnvelopedData (DER) of `data`: signed by each (certificate, key) of `signers`
+/// over the content, SM4-CBC encrypted to each of `recipients`; GM/T 0010's OIDs when `gm`.
+#[pyfunction]
+#[pyo3(signature = (data, signers, recipients, gm=false))]
+fn cms_sign_and_encrypt<'py>(
+    py: Python<'py>,
+    data: Data<'_>,
+    signers: Vec<(Owned, Py<PrivateKey>)>,
+    recipients: Vec<Owned>,
+    gm: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let pairs = signer_pairs(&signers)?;
+    let to = certs(recipients)?;
+    let out = py
+        .detach(|| {
+            let s: Vec<CmsSigner<'_>> = pairs
+                .iter()
+                .map(|(cert, key)| CmsSigner { cert, key })
+                .collect();
+            shangmi_pki::cms_sign_and_encrypt(&data, &s, &to, flavor(gm))
+        })
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Opens SignedAndEnvelopedData with `key` and verifies every signer's signature and chain to
+/// `anchors` (at the Unix time `at`, default now); returns the content only when all hold.
+/// Raises `DecryptionError`, `InvalidSignature` or `ChainError` otherwise.
+#[pyfunction]
+#[pyo3(signature = (message, key, anchors, at=None))]
+fn cms_decrypt_and_verify<'py>(
+    py: Python<'py>,
+    message: Data<'_>,
+    key: &PrivateKey,
+    anchors: Vec<Owned>,
+    at: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut v = Verifier::new(certs(anchors)?);
+    if let Some(t) = at {
+        v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
+    }
+    let k = key.inner.clone();
+    let got = py
+        .detach(|| shangmi_pki::cms_decrypt_and_verify(&message, &k, &v))
+        .map_err(py_err)?;
+    Ok(PyBytes::new(py, &got.content))
+}
+
+/// The key and certificate (DER) in a CFCA `.sm2` file (DER, PEM or Base64) under `password`.
+/// Raises `DecryptionError` for a wrong password.
+#[pyfunction]
+fn cfca_open_sm2_file<'py>(
+    py: Python<'py>,
+    data: Data<'_>,
+    password: Data<'_>,
+) -> PyResult<(PrivateKey, Bound<'py, PyBytes>)> {
+    let (key, cert) = shangmi_pki::open_cfca_sm2_file(&data, &password).map_err(py_err)?;
+    let der = der::Encode::to_der(&cert).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((PrivateKey { inner: key }, PyBytes::new(py, &der)))
+}
+
+/// `key` and `certificate` as a CFCA `.sm2` file (DER) under `password`.
+#[pyfunction]
+fn cfca_sm2_file<'py>(
+    py: Python<'py>,
+    key: &PrivateKey,
+    certificate: Data<'_>,
+    password: Data<'_>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let cert = shangmi_pki::certificates(&certificate)
+        .map_err(py_err)?
+        .remove(0);
+    let out = shangmi_pki::cfca_sm2_file(&key.inner, &cert, &password).map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }

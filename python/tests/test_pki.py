@@ -86,3 +86,33 @@ def test_enveloped_data_opens_only_for_its_recipient():
     # gmsm's envelope from the corpus, with the recipient key its README gives.
     d = bytes.fromhex("f043481ce3ba1332cc266ae795f2a41f100e52e47ee560de15d9e014acab35c9")
     assert shangmi.cms_decrypt(read("gmsm-envelopeddata-1.p7.pem"), shangmi.SM2PrivateKey.from_bytes(d)) == b"Hello World!"
+
+
+def test_signed_and_enveloped_data_opens_only_when_its_signer_verifies():
+    # The CA key delivery of the corpus: opened with the signing key, signed by the CA.
+    delivery = read("gmcert-signed-enveloped-enckey.p7.pem")
+    sign_key = shangmi.SM2PrivateKey.from_pem(read("gmcert-sign-key.p8.pem"))
+    ca = read("gotlcp-test-ca.pem")
+    content = shangmi.cms_decrypt_and_verify(delivery, sign_key, [ca])
+    enc = shangmi.SM2PrivateKey.from_pem(read("gmcert-expected-enc-key.p8.pem"))
+    assert content == bytes(32) + enc.to_bytes()
+    # Ours: the delivery's CA certificate as the signer is not possible without its key, so a
+    # fresh signer signs to the corpus recipient; another anchor is a ChainError.
+    cert = read("gmcert-sign.pem")
+    p7 = shangmi.cms_sign_and_encrypt(b"sealed " * 20, [(cert, sign_key)], [cert], gm=True)
+    assert shangmi.cms_decrypt_and_verify(p7, sign_key, [ca], at=GMCERT_TIME) == b"sealed " * 20
+    with pytest.raises(shangmi.ChainError):
+        shangmi.cms_decrypt_and_verify(p7, sign_key, [read("gmsm-openssl3-rootca.pem")], at=GMCERT_TIME)
+    with pytest.raises(shangmi.DecryptionError):
+        shangmi.cms_decrypt_and_verify(p7, shangmi.SM2PrivateKey.generate(), [ca], at=GMCERT_TIME)
+
+
+def test_cfca_sm2_files_open_and_round_trip():
+    key, cert = shangmi.cfca_open_sm2_file(read("cfca-sm2file-test-oca1.pem"), b"123456")
+    assert key.to_bytes().hex() == "d3f24d61bb2816882b8474b778dd7c3166d665f9455dc9d551c989c161e76ab0"
+    assert cert == read("cfca-test-leaf-from-sm2file.der")
+    with pytest.raises(shangmi.DecryptionError):
+        shangmi.cfca_open_sm2_file(read("cfca-sm2file-test-oca1.pem"), b"654321")
+    again = shangmi.cfca_sm2_file(key, cert, b"new password")
+    key2, cert2 = shangmi.cfca_open_sm2_file(again, b"new password")
+    assert key2.to_bytes() == key.to_bytes() and cert2 == cert

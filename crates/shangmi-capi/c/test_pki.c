@@ -1,6 +1,6 @@
 /* Certificates and CMS from C, built with -fsanitize=address,undefined: chains from the real
- * certificates of crates/shangmi-pki/tests/vectors/x509 verify or fail, SignedData and
- * EnvelopedData round trip and refuse tampering or the wrong key, and hostile calls (NULLs,
+ * certificates of crates/shangmi-pki/tests/vectors/x509 verify or fail, SignedData,
+ * EnvelopedData and SignedAndEnvelopedData round trip and refuse tampering or the wrong key, and hostile calls (NULLs,
  * SIZE_MAX lengths, buffers one byte short) return an error without writing past a buffer.
  * Run from the repository root. */
 #include <stdint.h>
@@ -134,6 +134,28 @@ int main(void) {
     CHECK(shangmi_cms_encrypt(msg, sizeof msg, cert, cl, 16, env, sizeof env, &en) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT && en == 0);
     CHECK(shangmi_cms_decrypt(env, SIZE_MAX, key, NULL, 0, plain, sizeof plain, &pn) != SHANGMI_STATUS_OK && pn == 0);
     CHECK(shangmi_cms_decrypt((const uint8_t *)"junk", 4, key, NULL, 0, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT);
+
+    /* SignedAndEnvelopedData: signed by the certificate's key, to the same certificate;
+     * opened only with the key and the anchor, nothing written otherwise. */
+    uint8_t sed[4096];
+    size_t sn = 0, sneed = 0;
+    CHECK(shangmi_cms_sign_encrypt(msg, sizeof msg, cert, cl, key, cert, cl, 1, NULL, 0, &sneed) == SHANGMI_STATUS_ERR_BUFFER_TOO_SMALL);
+    OK(shangmi_cms_sign_encrypt(msg, sizeof msg, cert, cl, key, cert, cl, 1, sed, sizeof sed, &sn));
+    CHECK(sn <= sneed);
+    OK(shangmi_cms_decrypt_verify(sed, sn, key, other, ol, GMCERT_TIME, plain, sizeof plain, &pn));
+    CHECK(pn == sizeof msg && memcmp(plain, msg, pn) == 0);
+    memset(plain, 0xEE, sizeof plain);
+    pn = 999;
+    CHECK(shangmi_cms_decrypt_verify(sed, sn, key, root, rl, GMCERT_TIME, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_AUTHENTICATION);
+    CHECK(pn == 0 && plain[0] == 0xEE);
+    CHECK(shangmi_cms_decrypt_verify(sed, sn, stranger, other, ol, GMCERT_TIME, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_AUTHENTICATION);
+    CHECK(shangmi_cms_sign_encrypt(msg, sizeof msg, cert, cl, key, NULL, 0, 1, sed, sizeof sed, &sn) == SHANGMI_STATUS_ERR_NULL_POINTER);
+    /* The CA key delivery of the corpus: 32 zero bytes, then the delivered key. */
+    size_t dl = 0;
+    uint8_t *delivery = slurp(DIR "gmcert-signed-enveloped-enckey.p7.pem", &dl);
+    OK(shangmi_cms_decrypt_verify(delivery, dl, key, other, ol, 0, plain, sizeof plain, &pn));
+    CHECK(pn == 64 && plain[0] == 0 && plain[31] == 0 && plain[32] == 0xca);
+    free(delivery);
 
     shangmi_sm2_private_key_free(key);
     shangmi_sm2_private_key_free(stranger);

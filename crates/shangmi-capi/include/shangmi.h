@@ -206,6 +206,40 @@ enum shangmi_status shangmi_cms_decrypt(const uint8_t *msg,
                                         size_t out_cap,
                                         size_t *out_len);
 
+// SignedAndEnvelopedData (DER) of `data`: signed by `key` with its certificate `cert` over
+// the content, SM4-CBC encrypted to every certificate in `recipients`; `gm` non-zero writes
+// GM/T 0010's OIDs. `*out_len` is an upper bound until the call succeeds.
+//
+// # Safety
+// As `shangmi_cms_sign`, `recipients` as in `shangmi_cms_encrypt`.
+enum shangmi_status shangmi_cms_sign_encrypt(const uint8_t *data,
+                                             size_t len,
+                                             const uint8_t *cert,
+                                             size_t cert_len,
+                                             const struct shangmi_sm2_private_key *key,
+                                             const uint8_t *recipients,
+                                             size_t recipients_len,
+                                             int gm,
+                                             uint8_t *out,
+                                             size_t out_cap,
+                                             size_t *out_len);
+
+// Opens SignedAndEnvelopedData with `key` and verifies its signers' signatures and chains to
+// `anchors` (validity at Unix time `at`, 0 for now); writes the content to `out` only when
+// every check holds (`SHANGMI_STATUS_ERR_AUTHENTICATION`, nothing written, otherwise).
+//
+// # Safety
+// As `shangmi_cms_verify`; `key` a live key.
+enum shangmi_status shangmi_cms_decrypt_verify(const uint8_t *msg,
+                                               size_t msg_len,
+                                               const struct shangmi_sm2_private_key *key,
+                                               const uint8_t *anchors,
+                                               size_t anchors_len,
+                                               uint64_t at,
+                                               uint8_t *out,
+                                               size_t out_cap,
+                                               size_t *out_len);
+
 // A fresh private key from the operating system's generator.
 //
 // # Safety

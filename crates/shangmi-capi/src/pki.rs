@@ -302,3 +302,97 @@ pub unsafe extern "C" fn shangmi_cms_decrypt(
     // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
     unsafe { guard_out(out, out_cap, out_len, run) }
 }
+
+/// SignedAndEnvelopedData (DER) of `data`: signed by `key` with its certificate `cert` over
+/// the content, SM4-CBC encrypted to every certificate in `recipients`; `gm` non-zero writes
+/// GM/T 0010's OIDs. `*out_len` is an upper bound until the call succeeds.
+///
+/// # Safety
+/// As `shangmi_cms_sign`, `recipients` as in `shangmi_cms_encrypt`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn shangmi_cms_sign_encrypt(
+    data: *const u8,
+    len: usize,
+    cert: *const u8,
+    cert_len: usize,
+    key: *const shangmi_sm2_private_key,
+    recipients: *const u8,
+    recipients_len: usize,
+    gm: c_int,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+) -> shangmi_status {
+    let run = || {
+        // SAFETY: the caller's contract above.
+        let (d, c, k, r) = unsafe {
+            (
+                input(data, len)?,
+                certs(cert, cert_len)?,
+                handle(key)?,
+                certs(recipients, recipients_len)?,
+            )
+        };
+        let c = c.first().ok_or(shangmi_status::ErrNullPointer)?;
+        if r.is_empty() {
+            return Err(shangmi_status::ErrNullPointer);
+        }
+        let signers = [CmsSigner {
+            cert: c,
+            key: &k.inner,
+        }];
+        let msg = shangmi_pki::cms_sign_and_encrypt(d, &signers, &r, flavor(gm)).map_err(err)?;
+        // Too small: room for the signature's and each wrapped key's length to vary.
+        if out.is_null() || out_cap < msg.len() {
+            // SAFETY: the caller's contract above; nothing is written.
+            unsafe { room(out, out_cap, out_len, msg.len() + 2 + 4 * r.len())? };
+        }
+        // SAFETY: as above; the inputs are no longer read.
+        unsafe { output(out, out_cap, out_len, msg.len())? }.copy_from_slice(&msg);
+        Ok(())
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
+}
+
+/// Opens SignedAndEnvelopedData with `key` and verifies its signers' signatures and chains to
+/// `anchors` (validity at Unix time `at`, 0 for now); writes the content to `out` only when
+/// every check holds (`SHANGMI_STATUS_ERR_AUTHENTICATION`, nothing written, otherwise).
+///
+/// # Safety
+/// As `shangmi_cms_verify`; `key` a live key.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn shangmi_cms_decrypt_verify(
+    msg: *const u8,
+    msg_len: usize,
+    key: *const shangmi_sm2_private_key,
+    anchors: *const u8,
+    anchors_len: usize,
+    at: u64,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+) -> shangmi_status {
+    let run = || {
+        // SAFETY: the caller's contract above.
+        let (m, k, a) = unsafe {
+            (
+                input(msg, msg_len)?,
+                handle(key)?,
+                certs(anchors, anchors_len)?,
+            )
+        };
+        let mut v = Verifier::new(a);
+        if at != 0 {
+            v = v.at(UNIX_EPOCH + Duration::from_secs(at));
+        }
+        let got = shangmi_pki::cms_decrypt_and_verify(m, &k.inner, &v).map_err(err)?;
+        // SAFETY: the caller's contract above; the input slices are no longer read.
+        unsafe { output(out, out_cap, out_len, got.content.len())? }.copy_from_slice(&got.content);
+        Ok(())
+    };
+    // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
+    unsafe { guard_out(out, out_cap, out_len, run) }
+}

@@ -25,6 +25,8 @@ Examples:
   shangmi cms verify --ca ca.pem --content contract.pdf -i contract.p7
   shangmi cms encrypt --recipient bob.pem --gm -i secret.txt -o secret.p7
   shangmi cms encrypt --recipient bob.pem --cipher sm4-gcm -i secret.txt -o secret.p7
+  shangmi cms encrypt --recipient bob.pem --sign-cert alice.pem --sign-key alice.key -i m -o m.p7
+  shangmi cms decrypt --key bob.key --ca ca.pem -i m.p7 -o m
   shangmi cms decrypt --key bob.key --cert bob.pem -i secret.p7 -o secret.txt
   shangmi cms wrap-key --recipient bob.pem --key enc.key -o enc.env
   shangmi cms unwrap-key --key bob.key -i enc.env -o enc.key
@@ -40,7 +42,7 @@ pub struct Args {
 }
 
 /// EnvelopedData's content cipher.
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum CipherArg {
     Sm4Cbc,
     Sm4Gcm,
@@ -97,6 +99,15 @@ enum Cmd {
         /// Name recipients by subject key identifier (version 2) instead of issuer and serial.
         #[arg(long)]
         by_key_id: bool,
+        /// Also sign, as this certificate (with --sign-key): SignedAndEnvelopedData, SM4-CBC.
+        #[arg(long, value_name = "FILE", requires = "sign_key")]
+        sign_cert: Option<PathBuf>,
+        /// The signer's private key.
+        #[arg(long, value_name = "FILE", requires = "sign_cert")]
+        sign_key: Option<PathBuf>,
+        /// Reads the signer key's password from this file when it is encrypted.
+        #[arg(long, value_name = "F")]
+        password_file: Option<PathBuf>,
         /// Write PEM (`-----BEGIN PKCS7-----`) instead of DER.
         #[arg(long)]
         pem: bool,
@@ -115,10 +126,14 @@ enum Cmd {
         /// The recipient's certificate (picks its recipient info; without it each is tried).
         #[arg(long, value_name = "FILE")]
         cert: Option<PathBuf>,
+        /// Trusted CA certificates: needed for SignedAndEnvelopedData, whose signers are
+        /// verified before anything is written.
+        #[arg(long, value_name = "FILE")]
+        ca: Vec<PathBuf>,
         /// Reads the key's password from this file when it is encrypted.
         #[arg(long, value_name = "F")]
         password_file: Option<PathBuf>,
-        /// The EnvelopedData (DER or PEM; default stdin).
+        /// The EnvelopedData or SignedAndEnvelopedData (DER, BER or PEM; default stdin).
         #[arg(short, long, value_name = "IN")]
         input: Option<PathBuf>,
         /// Where the content goes (nothing is written unless decryption succeeds).
@@ -236,6 +251,9 @@ pub fn run(args: Args) -> Result<Outcome> {
             cipher,
             cfca,
             by_key_id,
+            sign_cert,
+            sign_key,
+            password_file,
             pem,
             input,
             output,
@@ -245,6 +263,25 @@ pub fn run(args: Args) -> Result<Outcome> {
                 certs.push(certs_of(p)?.remove(0));
             }
             let data = read_input(input.as_deref())?;
+            if let (Some(sc), Some(sk)) = (&sign_cert, &sign_key) {
+                if cipher != CipherArg::Sm4Cbc || cfca || by_key_id {
+                    return Err(error(
+                        "--sign-cert",
+                        "signed and enveloped data is written with SM4-CBC and DER keys only",
+                    ));
+                }
+                let cert = certs_of(sc)?.remove(0);
+                let key = keyio::private_key(sk, password_file.as_deref())?;
+                let signers = [CmsSigner {
+                    cert: &cert,
+                    key: &key,
+                }];
+                let flavor = if gm { Flavor::Gm } else { Flavor::Pkcs7 };
+                let der = shangmi_pki::cms_sign_and_encrypt(&data, &signers, &certs, flavor)
+                    .map_err(|e| error("signing and encrypting", e))?;
+                emit(&der, pem, output.as_deref())?;
+                return Ok(Outcome::Ok);
+            }
             let how = Envelope {
                 flavor: if gm || cfca {
                     Flavor::Gm
@@ -273,6 +310,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         Cmd::Decrypt {
             key,
             cert,
+            ca,
             password_file,
             input,
             output,
@@ -287,11 +325,34 @@ pub fn run(args: Args) -> Result<Outcome> {
             let name = input
                 .as_deref()
                 .map_or("stdin".to_string(), |p| p.display().to_string());
-            let content =
-                shangmi_pki::cms_decrypt(&message, &k, c.as_ref()).map_err(|e| match e {
-                    shangmi_pki::Error::Decryption(_) => rejected(&name, e),
-                    e => error(&name, e),
-                })?;
+            let failed = |e| match e {
+                shangmi_pki::Error::Decryption(_)
+                | shangmi_pki::Error::BadSignature(_)
+                | shangmi_pki::Error::Chain { .. } => rejected(&name, e),
+                e => error(&name, e),
+            };
+            let kind = shangmi_pki::cms_kind(&message).map_err(|e| error(&name, e))?;
+            let content = if kind == shangmi_pki::CmsKind::SignedAndEnvelopedData {
+                if ca.is_empty() {
+                    return Err(error(
+                        &name,
+                        "signed and enveloped data: give --ca to verify its signers",
+                    ));
+                }
+                let mut anchors = Vec::new();
+                for f in &ca {
+                    anchors.extend(certs_of(f)?);
+                }
+                let v = Verifier::new(anchors);
+                let opened =
+                    shangmi_pki::cms_decrypt_and_verify(&message, &k, &v).map_err(failed)?;
+                for s in &opened.signers {
+                    eprintln!("signed by: {}", s.tbs_certificate().subject());
+                }
+                opened.content
+            } else {
+                shangmi_pki::cms_decrypt(&message, &k, c.as_ref()).map_err(failed)?
+            };
             let mut out = Output::create(output.as_deref())?;
             out.put(&content)?;
             out.commit()?;

@@ -338,6 +338,57 @@ fn x509_both_ways_with_openssl() {
         assert!(!d.join("never").exists());
     }
 
+    // SignedAndEnvelopedData: the CA signs, the server opens with its key once the CA's
+    // signature verifies; without --ca a usage error, under another anchor exit 1, no output.
+    ok(
+        d,
+        &[
+            "cms",
+            "encrypt",
+            "--recipient",
+            "s.pem",
+            "--sign-cert",
+            "ca.pem",
+            "--sign-key",
+            "ca.key",
+            "--gm",
+            "-i",
+            "doc",
+            "-o",
+            "sed.p7",
+        ],
+    );
+    let o = run(
+        d,
+        &[
+            "cms", "decrypt", "--key", "s.key", "--ca", "ca.pem", "-i", "sed.p7", "-o", "sed.out",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("signed by:"));
+    assert_eq!(
+        std::fs::read(d.join("sed.out")).unwrap(),
+        std::fs::read(d.join("doc")).unwrap()
+    );
+    let o = run(
+        d,
+        &[
+            "cms", "decrypt", "--key", "s.key", "-i", "sed.p7", "-o", "never",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 2);
+    let o = run(
+        d,
+        &[
+            "cms", "decrypt", "--key", "s.key", "--ca", "o.pem", "-i", "sed.p7", "-o", "never",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!d.join("never").exists());
+
     // A key pair enveloped to the server (GB/T 35276), opened with its key, refused with another.
     ok(d, &["sm2", "keygen", "-o", "enc.key"]);
     ok(

@@ -84,50 +84,8 @@ pub fn sign(
     flavor: Flavor,
 ) -> Result<Vec<u8>, Error> {
     let (data_oid, signed_oid) = flavor.oids();
-    let digest = shangmi::sm3::hash(content);
-    let now = UtcTime::from_system_time(std::time::SystemTime::now())
-        .map_err(|e| Error::InvalidArgument(format!("signing time: {e}")))?;
-    let mut infos = Vec::new();
-    for s in signers {
-        let public = crate::alg::public_key(s.cert.tbs_certificate().subject_public_key_info())?;
-        if public != *s.key.verifying_key() {
-            return Err(Error::InvalidArgument(format!(
-                "the key is not the key of \"{}\"",
-                s.cert.tbs_certificate().subject()
-            )));
-        }
-        let mut attrs: SetOfVec<Attribute> = SetOfVec::new();
-        attrs.insert(attribute(CONTENT_TYPE, &data_oid)?)?;
-        attrs.insert(attribute(
-            MESSAGE_DIGEST,
-            &OctetString::new(digest.to_vec())?,
-        )?)?;
-        attrs.insert(attribute(SIGNING_TIME, &Time::UtcTime(now))?)?;
-        let signed = attrs.to_der()?;
-        let sig = s
-            .key
-            .sign_with_id(DEFAULT_ID, &signed)
-            .map_err(|e| Error::Crypto(e.to_string()))?;
-        infos.push(SignerInfo {
-            version: CmsVersion::V1,
-            sid: SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
-                issuer: s.cert.tbs_certificate().issuer().clone(),
-                serial_number: s.cert.tbs_certificate().serial_number().clone(),
-            }),
-            digest_alg: alg(SM3),
-            signed_attrs: Some(attrs),
-            signature_algorithm: alg(SM2_SIGN),
-            signature: OctetString::new(sig.to_der())?,
-            unsigned_attrs: None,
-        });
-    }
-    let mut certs: Vec<CertificateChoices> = Vec::new();
-    for c in signers.iter().map(|s| s.cert).chain(extra_certs) {
-        let choice = CertificateChoices::Certificate(c.clone());
-        if !certs.contains(&choice) {
-            certs.push(choice);
-        }
-    }
+    let infos = signer_infos(content, signers, data_oid, true)?;
+    let certs = certificate_set(signers, extra_certs)?;
     let mut digests = SetOfVec::new();
     digests.insert(alg(SM3))?;
     let econtent = if detached {
@@ -142,9 +100,9 @@ pub fn sign(
             econtent_type: data_oid,
             econtent,
         },
-        certificates: Some(CertificateSet::try_from(certs)?),
+        certificates: Some(certs),
         crls: None,
-        signer_infos: SignerInfos::try_from(infos)?,
+        signer_infos: infos,
     };
     let ci = ContentInfo {
         content_type: signed_oid,
@@ -205,21 +163,48 @@ pub fn verify(
             ));
         }
     };
-    let certs: Vec<Certificate> = sd
-        .certificates
-        .iter()
+    let certs = included_certificates(sd.certificates.as_ref());
+    let signers = verify_signers(
+        &sd.signer_infos,
+        &certs,
+        &content,
+        sd.encap_content_info.econtent_type,
+        verifier,
+    )?;
+    Ok(Verified {
+        content,
+        signers,
+        flavor,
+    })
+}
+
+/// The certificates a message includes (other certificate formats skipped).
+pub(crate) fn included_certificates(set: Option<&CertificateSet>) -> Vec<Certificate> {
+    set.iter()
         .flat_map(|s| s.0.iter())
         .filter_map(|c| match c {
             CertificateChoices::Certificate(c) => Some(c.clone()),
             _ => None,
         })
-        .collect();
-    if sd.signer_infos.0.is_empty() {
+        .collect()
+}
+
+/// Checks every signer's signature over `content` (through its signed attributes when it has
+/// them) with GM/T 0009's SM2 ID, and its certificate's chain with `verifier`, `certs` the
+/// message's own certificates. Returns the signers' certificates.
+pub(crate) fn verify_signers(
+    infos: &SignerInfos,
+    certs: &[Certificate],
+    content: &[u8],
+    content_type: ObjectIdentifier,
+    verifier: &Verifier,
+) -> Result<Vec<Certificate>, Error> {
+    if infos.0.is_empty() {
         return Err(bad("no signer"));
     }
-    let digest = shangmi::sm3::hash(&content);
+    let digest = shangmi::sm3::hash(content);
     let mut signers = Vec::new();
-    for si in sd.signer_infos.0.iter() {
+    for si in infos.0.iter() {
         let cert = match &si.sid {
             SignerIdentifier::IssuerAndSerialNumber(ias) => certs.iter().find(|c| {
                 c.tbs_certificate().issuer() == &ias.issuer
@@ -264,12 +249,12 @@ pub fn verify(
                     return Err(bad("the message digest does not match the content"));
                 }
                 let ct = one(CONTENT_TYPE)?.ok_or_else(|| bad("no content type attribute"))?;
-                if ct.decode_as::<ObjectIdentifier>()? != sd.encap_content_info.econtent_type {
+                if ct.decode_as::<ObjectIdentifier>()? != content_type {
                     return Err(bad("the content type attribute does not match the content"));
                 }
                 attrs.to_der()?
             }
-            None => content.clone(),
+            None => content.to_vec(),
         };
         key.verify_with_id(DEFAULT_ID, &signed_bytes, &sig)
             .map_err(|_| {
@@ -278,12 +263,77 @@ pub fn verify(
                     cert.tbs_certificate().subject()
                 ))
             })?;
-        verifier.verify(cert, &certs)?;
+        verifier.verify(cert, certs)?;
         signers.push(cert.clone());
     }
-    Ok(Verified {
-        content,
-        signers,
-        flavor,
-    })
+    Ok(signers)
+}
+
+/// One SignerInfo per signer over `content`: with the signed attributes content type (as
+/// `data_oid`), message digest and signing time when `attributes`, else over the content
+/// itself (as SignedAndEnvelopedData's signers sign). GM/T 0009's SM2 ID.
+pub(crate) fn signer_infos(
+    content: &[u8],
+    signers: &[CmsSigner<'_>],
+    data_oid: ObjectIdentifier,
+    attributes: bool,
+) -> Result<SignerInfos, Error> {
+    let digest = shangmi::sm3::hash(content);
+    let now = UtcTime::from_system_time(std::time::SystemTime::now())
+        .map_err(|e| Error::InvalidArgument(format!("signing time: {e}")))?;
+    let mut infos = Vec::new();
+    for s in signers {
+        let public = crate::alg::public_key(s.cert.tbs_certificate().subject_public_key_info())?;
+        if public != *s.key.verifying_key() {
+            return Err(Error::InvalidArgument(format!(
+                "the key is not the key of \"{}\"",
+                s.cert.tbs_certificate().subject()
+            )));
+        }
+        let (signed_attrs, signed) = if attributes {
+            let mut attrs: SetOfVec<Attribute> = SetOfVec::new();
+            attrs.insert(attribute(CONTENT_TYPE, &data_oid)?)?;
+            attrs.insert(attribute(
+                MESSAGE_DIGEST,
+                &OctetString::new(digest.to_vec())?,
+            )?)?;
+            attrs.insert(attribute(SIGNING_TIME, &Time::UtcTime(now))?)?;
+            let signed = attrs.to_der()?;
+            (Some(attrs), signed)
+        } else {
+            (None, content.to_vec())
+        };
+        let sig = s
+            .key
+            .sign_with_id(DEFAULT_ID, &signed)
+            .map_err(|e| Error::Crypto(e.to_string()))?;
+        infos.push(SignerInfo {
+            version: CmsVersion::V1,
+            sid: SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+                issuer: s.cert.tbs_certificate().issuer().clone(),
+                serial_number: s.cert.tbs_certificate().serial_number().clone(),
+            }),
+            digest_alg: alg(SM3),
+            signed_attrs,
+            signature_algorithm: alg(SM2_SIGN),
+            signature: OctetString::new(sig.to_der())?,
+            unsigned_attrs: None,
+        });
+    }
+    Ok(SignerInfos::try_from(infos)?)
+}
+
+/// The signers' certificates and `extra`, each once.
+pub(crate) fn certificate_set(
+    signers: &[CmsSigner<'_>],
+    extra: &[Certificate],
+) -> Result<CertificateSet, Error> {
+    let mut certs: Vec<CertificateChoices> = Vec::new();
+    for c in signers.iter().map(|s| s.cert).chain(extra) {
+        let choice = CertificateChoices::Certificate(c.clone());
+        if !certs.contains(&choice) {
+            certs.push(choice);
+        }
+    }
+    Ok(CertificateSet::try_from(certs)?)
 }

@@ -17,7 +17,8 @@ use der::asn1::{Any, OctetString};
 use der::referenced::OwnedToRef;
 use der::{Decode, Encode};
 use shangmi::sm2::{Format, SigningKey};
-use shangmi::sm4::{Sm4, modes::cbc, modes::gcm::Sm4Gcm};
+use shangmi::sm4::Sm4;
+use shangmi::sm4::modes::{cbc, ecb, gcm::Sm4Gcm, padding};
 use spki::AlgorithmIdentifierOwned;
 use x509_cert::Certificate;
 use x509_cert::ext::pkix::SubjectKeyIdentifier;
@@ -26,16 +27,21 @@ use zeroize::Zeroizing;
 use crate::Error;
 use crate::cms::Flavor;
 
-const PKCS7_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
+pub(crate) const PKCS7_DATA: ObjectIdentifier =
+    ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
 const PKCS7_ENVELOPED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.3");
-const GM_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.1");
+pub(crate) const GM_DATA: ObjectIdentifier =
+    ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.1");
 const GM_ENVELOPED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.3");
 /// sm2encrypt, the key-transport algorithm.
-const SM2_ENCRYPT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.3");
+pub(crate) const SM2_ENCRYPT: ObjectIdentifier =
+    ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.3");
 /// SM4-CBC; its parameter is the IV.
 const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
 /// SM4, which some writers put for SM4-CBC.
 const SM4: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104");
+/// SM4-ECB, read only.
+const SM4_ECB: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.1");
 /// SM4-GCM; its parameters are RFC 5084's GCMParameters.
 const SM4_GCM: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.8");
 
@@ -107,7 +113,7 @@ fn default_icv_len() -> u8 {
     12
 }
 
-fn random<const N: usize>() -> Result<Zeroizing<[u8; N]>, Error> {
+pub(crate) fn random<const N: usize>() -> Result<Zeroizing<[u8; N]>, Error> {
     let mut b = Zeroizing::new([0u8; N]);
     getrandom::fill(&mut b[..]).map_err(|e| Error::Crypto(format!("random generator: {e}")))?;
     Ok(b)
@@ -149,18 +155,45 @@ pub fn encrypt_with(
     for r in recipients {
         infos.push(RecipientInfo::Ktri(recipient_info(r, &key, how)?));
     }
-    let (content_enc_alg, ciphertext) = match how.cipher {
+    let encrypted_content = encrypted_content(content, &key, how.cipher, data_oid)?;
+    // RFC 5652 6.1: version 2 once any RecipientInfo is not version 0.
+    let version = match how.recipient_name {
+        RecipientName::IssuerAndSerial => CmsVersion::V0,
+        RecipientName::SubjectKeyId => CmsVersion::V2,
+    };
+    let ed = EnvelopedData {
+        version,
+        originator_info: None,
+        recip_infos: RecipientInfos::try_from(infos)?,
+        encrypted_content,
+        unprotected_attrs: None,
+    };
+    let ci = ContentInfo {
+        content_type: enveloped_oid,
+        content: Any::encode_from(&ed)?,
+    };
+    Ok(ci.to_der()?)
+}
+
+/// `content` encrypted under `key` as `cipher` says, its type `data_oid`.
+pub(crate) fn encrypted_content(
+    content: &[u8],
+    key: &[u8; 16],
+    cipher: ContentCipher,
+    data_oid: ObjectIdentifier,
+) -> Result<EncryptedContentInfo, Error> {
+    let (content_enc_alg, ciphertext) = match cipher {
         ContentCipher::Sm4Cbc => {
             let iv = random::<16>()?;
             let alg = AlgorithmIdentifierOwned {
                 oid: SM4_CBC,
                 parameters: Some(Any::encode_from(&OctetString::new(iv.to_vec())?)?),
             };
-            (alg, cbc::encrypt_padded(&Sm4::new(&key), &iv, content))
+            (alg, cbc::encrypt_padded(&Sm4::new(key), &iv, content))
         }
         ContentCipher::Sm4Gcm => {
             let nonce = random::<12>()?;
-            let sealed = Sm4Gcm::new(&key)
+            let sealed = Sm4Gcm::new(key)
                 .encrypt(&nonce[..], &[], content)
                 .map_err(|e| Error::Crypto(e.to_string()))?;
             let params = GcmParameters {
@@ -174,31 +207,15 @@ pub fn encrypt_with(
             (alg, sealed)
         }
     };
-    // RFC 5652 6.1: version 2 once any RecipientInfo is not version 0.
-    let version = match how.recipient_name {
-        RecipientName::IssuerAndSerial => CmsVersion::V0,
-        RecipientName::SubjectKeyId => CmsVersion::V2,
-    };
-    let ed = EnvelopedData {
-        version,
-        originator_info: None,
-        recip_infos: RecipientInfos::try_from(infos)?,
-        encrypted_content: EncryptedContentInfo {
-            content_type: data_oid,
-            content_enc_alg,
-            encrypted_content: Some(OctetString::new(ciphertext)?),
-        },
-        unprotected_attrs: None,
-    };
-    let ci = ContentInfo {
-        content_type: enveloped_oid,
-        content: Any::encode_from(&ed)?,
-    };
-    Ok(ci.to_der()?)
+    Ok(EncryptedContentInfo {
+        content_type: data_oid,
+        content_enc_alg,
+        encrypted_content: Some(OctetString::new(ciphertext)?),
+    })
 }
 
 /// The content key wrapped for one recipient certificate.
-fn recipient_info(
+pub(crate) fn recipient_info(
     cert: &Certificate,
     key: &[u8; 16],
     how: &Envelope,
@@ -265,7 +282,7 @@ fn names(cert: &Certificate, rid: &RecipientIdentifier) -> bool {
 
 /// The content key from a wrapped key in any layout met: DER, or raw with or without the 04
 /// in either order (the order cannot be told from the bytes; C3 decides).
-fn unwrap_key(key: &SigningKey, wrapped: &[u8]) -> Option<Zeroizing<[u8; 16]>> {
+pub(crate) fn unwrap_key(key: &SigningKey, wrapped: &[u8]) -> Option<Zeroizing<[u8; 16]>> {
     let attempt = |ct: &[u8], format| {
         let k = Zeroizing::new(key.decrypt(ct, format).ok()?);
         <[u8; 16]>::try_from(k.as_slice()).ok().map(Zeroizing::new)
@@ -285,15 +302,24 @@ fn unwrap_key(key: &SigningKey, wrapped: &[u8]) -> Option<Zeroizing<[u8; 16]>> {
     attempt(raw, Format::C1C2C3).or_else(|| attempt(raw, Format::C1C3C2))
 }
 
-/// The content cipher named by an EnvelopedData, with its parameters read.
-enum Cipher {
+/// The content cipher named by an EncryptedContentInfo, with its parameters read.
+pub(crate) enum Cipher {
     Cbc([u8; 16]),
-    Gcm { nonce: Vec<u8>, tag_len: usize },
+    Gcm {
+        nonce: Vec<u8>,
+        tag_len: usize,
+    },
+    /// SM4-ECB: the SM4-ECB OID, or the bare SM4 OID with no IV (gmsm, and the CA key
+    /// deliveries of GM/T 0014). Read, never written.
+    Ecb,
 }
 
-fn content_cipher(alg: &AlgorithmIdentifierOwned) -> Result<Cipher, Error> {
-    let params = alg.parameters.as_ref();
-    // The bare SM4 OID means CBC to the writers that use it (gmsm, CFCA).
+pub(crate) fn content_cipher(alg: &AlgorithmIdentifierOwned) -> Result<Cipher, Error> {
+    let params = alg.parameters.as_ref().filter(|p| !p.is_null());
+    if alg.oid == SM4_ECB || (alg.oid == SM4 && params.is_none()) {
+        return Ok(Cipher::Ecb);
+    }
+    // The bare SM4 OID with an IV means CBC to the writers that use it (gmsm, CFCA).
     if alg.oid == SM4_CBC || alg.oid == SM4 {
         let iv = params
             .ok_or_else(|| Error::Malformed("SM4-CBC without an IV".into()))?
@@ -323,9 +349,38 @@ fn content_cipher(alg: &AlgorithmIdentifierOwned) -> Result<Cipher, Error> {
         return Ok(Cipher::Gcm { nonce, tag_len });
     }
     Err(Error::Unsupported(format!(
-        "content encryption {} (SM4-CBC {SM4_CBC} and SM4-GCM {SM4_GCM} are read)",
+        "content encryption {} (SM4-CBC {SM4_CBC}, SM4-GCM {SM4_GCM} and SM4-ECB are read)",
         alg.oid
     )))
+}
+
+impl Cipher {
+    /// The plaintext under `key`; None for a tag or padding that does not check. ECB's is
+    /// returned with its padding, if any: see [`ecb_unpadded`].
+    pub(crate) fn decrypt(&self, key: &[u8; 16], ciphertext: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+        let plain = match self {
+            Cipher::Cbc(iv) => cbc::decrypt_padded(&Sm4::new(key), iv, ciphertext).ok()?,
+            Cipher::Gcm { nonce, tag_len } => Sm4Gcm::with_tag_len(key, *tag_len)
+                .ok()?
+                .decrypt(nonce, &[], ciphertext)
+                .ok()?,
+            Cipher::Ecb => {
+                let mut buf = Zeroizing::new(ciphertext.to_vec());
+                ecb::decrypt(&Sm4::new(key), &mut buf).ok()?;
+                return Some(buf);
+            }
+        };
+        Some(Zeroizing::new(plain))
+    }
+}
+
+/// ECB plaintext without its PKCS#7 padding when it has valid padding. Writers of ECB
+/// content pad it or (for a whole number of blocks, as key deliveries are) do not, and the
+/// bytes cannot tell which: a signature over the content decides where there is one.
+pub(crate) fn ecb_unpadded(plain: &[u8]) -> Option<&[u8]> {
+    let last: &[u8; 16] = plain.last_chunk()?;
+    let n = padding::unpad_len(last).ok()?;
+    Some(&plain[..plain.len() - n])
 }
 
 /// Decrypts EnvelopedData (DER or BER ContentInfo, or PEM `PKCS7`/`CMS`) with `key`: the
@@ -369,15 +424,16 @@ pub fn decrypt(
         let Some(k16) = unwrap_key(key, k.enc_key.as_bytes()) else {
             continue;
         };
-        let plain = match &cipher {
-            Cipher::Cbc(iv) => cbc::decrypt_padded(&Sm4::new(&k16), iv, ciphertext.as_bytes())
-                .map_err(|_| failed())?,
-            Cipher::Gcm { nonce, tag_len } => Sm4Gcm::with_tag_len(&k16, *tag_len)
-                .map_err(|e| Error::Crypto(e.to_string()))?
-                .decrypt(nonce, &[], ciphertext.as_bytes())
-                .map_err(|_| failed())?,
-        };
-        return Ok(Zeroizing::new(plain));
+        let plain = cipher
+            .decrypt(&k16, ciphertext.as_bytes())
+            .ok_or_else(failed)?;
+        if let Cipher::Ecb = cipher {
+            // As gmsm reads ECB content: unpadded when the padding is valid.
+            return Ok(Zeroizing::new(
+                ecb_unpadded(&plain).unwrap_or(&plain).to_vec(),
+            ));
+        }
+        return Ok(plain);
     }
     Err(failed())
 }

@@ -28,6 +28,7 @@ mod envkey;
 mod error;
 mod issue;
 mod read;
+mod signed_envelope;
 mod signer;
 mod text;
 mod verify;
@@ -46,6 +47,10 @@ pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_sign_request, self_signed, sign_request};
 pub use read::{certificate_ders, certificates, crls, requests, verify_request};
+pub use signed_envelope::{
+    CmsKind, Opened, decrypt_and_verify as cms_decrypt_and_verify, kind as cms_kind,
+    sign_and_encrypt as cms_sign_and_encrypt,
+};
 pub use text::{describe_certificate, describe_crl, describe_request};
 pub use verify::Verifier;
 pub use x509_cert::{Certificate, crl::CertificateList, request::CertReq};
