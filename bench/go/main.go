@@ -246,6 +246,9 @@ func cases(op string, n int) []candidate {
 		must(err)
 		return []candidate{gm(same(func() []byte { x.CryptBlocks(out, data); return out }))}
 	}
+	if strings.HasPrefix(op, "x509-") || strings.HasPrefix(op, "cms-") {
+		return pkiCases(op)
+	}
 	return sm2Cases(op, n, data, func(run job) candidate { return gm(same(run)) },
 		func(run job) candidate { return tj(same(run)) })
 }

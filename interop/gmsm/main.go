@@ -19,8 +19,6 @@
 //	gmsmpeer sed-open P7 KEY ROOT OUT                           opened and verified: the content
 //	gmsmpeer cfca-sm2-make CERT KEY PASSWORD OUT                a CFCA .sm2 file of the pair (DER)
 //	gmsmpeer cfca-sm2-open FILE PASSWORD KEY CERT               a CFCA .sm2 file opened (PKCS#8 PEM, PEM)
-//	gmsmpeer bench-verify ROOT LEAF [INTERMEDIATE...]          chain verifications per second
-//	gmsmpeer bench-cms CERT KEY ROOT                            SignedData of 1 KiB: signs and verifies per second
 package main
 
 import (
@@ -32,7 +30,6 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/emmansun/gmsm/cfca"
@@ -286,86 +283,6 @@ func cmsDecrypt(args []string) {
 	}
 }
 
-// benchVerify times Verify the way gmsm's own benchmarks would: the chain built and checked
-// each time, the median of seven rounds of 1,000.
-func benchVerify(args []string) {
-	roots, inter := smx509.NewCertPool(), smx509.NewCertPool()
-	roots.AddCert(cert(args[0]))
-	for _, p := range args[2:] {
-		inter.AddCert(cert(p))
-	}
-	leaf := cert(args[1])
-	opts := smx509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []smx509.ExtKeyUsage{smx509.ExtKeyUsageAny}}
-	if _, err := leaf.Verify(opts); err != nil {
-		fail("%v", err)
-	}
-	rates := make([]float64, 0, 7)
-	for r := 0; r < 7; r++ {
-		start := time.Now()
-		for i := 0; i < 1000; i++ {
-			if _, err := leaf.Verify(opts); err != nil {
-				fail("%v", err)
-			}
-		}
-		rates = append(rates, 1000/time.Since(start).Seconds())
-	}
-	sort.Float64s(rates)
-	fmt.Printf("gmsm smx509: %.0f chain verifications/s (median of 7)\n", rates[3])
-}
-
-// median runs f in seven rounds of n calls and returns the median rate per second.
-func median(n int, f func()) float64 {
-	rates := make([]float64, 0, 7)
-	for r := 0; r < 7; r++ {
-		start := time.Now()
-		for i := 0; i < n; i++ {
-			f()
-		}
-		rates = append(rates, float64(n)/time.Since(start).Seconds())
-	}
-	sort.Float64s(rates)
-	return rates[3]
-}
-
-// benchCMS times SignedData over 1 KiB (GM/T 0010 OIDs, one signer, signed attributes,
-// the certificate included) as gmsm's own API makes and checks it.
-func benchCMS(args []string) {
-	c := cert(args[0])
-	key, err := smx509.ParsePKCS8PrivateKey(block(args[1]))
-	if err != nil {
-		fail("%v", err)
-	}
-	roots := smx509.NewCertPool()
-	roots.AddCert(cert(args[2]))
-	data := make([]byte, 1024)
-	sign := func() []byte {
-		sd, err := pkcs7.NewSMSignedData(data)
-		if err != nil {
-			fail("%v", err)
-		}
-		if err := sd.AddSigner(c, key, pkcs7.SignerInfoConfig{}); err != nil {
-			fail("%v", err)
-		}
-		out, err := sd.Finish()
-		if err != nil {
-			fail("%v", err)
-		}
-		return out
-	}
-	msg := sign()
-	verify := func() {
-		p7, err := pkcs7.Parse(msg)
-		if err != nil {
-			fail("%v", err)
-		}
-		if err := p7.VerifyWithChain(roots); err != nil {
-			fail("%v", err)
-		}
-	}
-	verify()
-	fmt.Printf("gmsm pkcs7: sign %.0f/s, verify (with chain) %.0f/s (medians of 7)\n", median(500, func() { sign() }), median(500, verify))
-}
-
 func writeKey(path string, key any) {
 	der, err := smx509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
@@ -544,30 +461,6 @@ func main() {
 			fail("envkey-open ENV RECIPIENT-KEY KEY")
 		}
 		envkeyOpen(args)
-	case "bench-verify":
-		benchVerify(args)
-	case "bench-cms":
-		benchCMS(args)
-	case "cms-verify":
-		if len(args) < 2 {
-			fail("cms-verify P7 ROOT [CONTENT]")
-		}
-		cmsVerify(args)
-	case "cms-encrypt":
-		if len(args) < 3 {
-			fail("cms-encrypt CERT DATA OUT [gm|cfca|ski] [gcm]")
-		}
-		cmsEncrypt(args)
-	case "cms-decrypt":
-		if len(args) < 4 {
-			fail("cms-decrypt P7 CERT KEY OUT [cfca]")
-		}
-		cmsDecrypt(args)
-	case "cms-sign":
-		if len(args) < 4 {
-			fail("cms-sign CERT KEY DATA OUT [gm] [detached]")
-		}
-		cmsSign(args)
 	default:
 		fail("unknown command %q", os.Args[1])
 	}

@@ -27,7 +27,7 @@ struct Peer {
     rates: Vec<f64>,
 }
 
-fn workspace() -> PathBuf {
+pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
@@ -65,6 +65,8 @@ pub fn start(plan: &Plan) -> Result<GoPeers, String> {
     }
     let mut child = Command::new(&out)
         .args(["-slice-ms", &plan.slice.as_millis().to_string()])
+        .arg("-pki-dir")
+        .arg(crate::pki_ops::dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -9,6 +9,7 @@ mod intl_ops;
 mod openssl_evp;
 mod openssl_ffi;
 mod peer_check;
+mod pki_ops;
 mod published;
 mod report;
 mod sm2_ops;
@@ -77,6 +78,16 @@ fn main() -> ExitCode {
     cases.extend(sm4_ops::cases(args.quick));
     cases.extend(sm2_ops::cases(args.quick));
     cases.extend(intl_ops::cases(args.quick));
+    let pki = args.only.as_deref().is_none_or(|o| {
+        o.split(',').any(|o| {
+            ["x509-verify-chain", "cms-sign", "cms-verify"]
+                .iter()
+                .any(|op| op.contains(o))
+        })
+    });
+    if pki {
+        cases.extend(pki_ops::cases());
+    }
     if let Some(only) = &args.only {
         cases.retain(|c| only.split(',').any(|o| c.op.contains(o)));
     }
