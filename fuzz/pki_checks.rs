@@ -49,6 +49,7 @@ pub fn pki_parsers(data: &[u8]) {
     let _ = shangmi_pki::cms_kind(data);
     // SignedData: never verified without anchors, whatever the bytes.
     assert!(shangmi_pki::cms_verify(data, None, &shangmi_pki::Verifier::new(vec![])).is_err());
+    assert!(shangmi_pki::cms_verify_accepting_gmssl(data, &none).is_err());
     if let Ok(lists) = shangmi_pki::crls(data) {
         for l in &lists {
             let _ = shangmi_pki::describe_crl(l);

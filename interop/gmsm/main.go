@@ -461,6 +461,26 @@ func main() {
 			fail("envkey-open ENV RECIPIENT-KEY KEY")
 		}
 		envkeyOpen(args)
+	case "cms-verify":
+		if len(args) < 2 {
+			fail("cms-verify P7 ROOT [CONTENT]")
+		}
+		cmsVerify(args)
+	case "cms-encrypt":
+		if len(args) < 3 {
+			fail("cms-encrypt CERT DATA OUT [gm|cfca|ski] [gcm]")
+		}
+		cmsEncrypt(args)
+	case "cms-decrypt":
+		if len(args) < 4 {
+			fail("cms-decrypt P7 CERT KEY OUT [cfca]")
+		}
+		cmsDecrypt(args)
+	case "cms-sign":
+		if len(args) < 4 {
+			fail("cms-sign CERT KEY DATA OUT [gm] [detached]")
+		}
+		cmsSign(args)
 	default:
 		fail("unknown command %q", os.Args[1])
 	}

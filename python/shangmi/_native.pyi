@@ -237,8 +237,9 @@ def cms_sign(
     extra_certificates: Sequence[_Buffer] = ...,
     detached: bool = False,
     gm: bool = False,
+    gmssl: bool = False,
 ) -> bytes: ...
-def cms_verify(message: _Buffer, anchors: Sequence[_Buffer], content: Optional[_Buffer] = None, at: Optional[int] = None) -> bytes: ...
+def cms_verify(message: _Buffer, anchors: Sequence[_Buffer], content: Optional[_Buffer] = None, at: Optional[int] = None, gmssl: bool = False) -> bytes: ...
 def cms_encrypt(
     data: _Buffer,
     recipients: Sequence[_Buffer],
@@ -246,6 +247,7 @@ def cms_encrypt(
     cipher: str = "sm4-cbc",
     cfca: bool = False,
     by_key_id: bool = False,
+    gmssl: bool = False,
 ) -> bytes: ...
 def cms_decrypt(message: _Buffer, key: SM2PrivateKey, certificate: Optional[_Buffer] = None) -> bytes: ...
 def cms_sign_and_encrypt(

@@ -97,9 +97,10 @@ fn verify_certificate(
 
 /// SignedData (DER) over `data` by each `(certificate, SM2PrivateKey)` in `signers`, with
 /// `extra_certificates` included; `detached` leaves the content out, `gm` writes GM/T 0010's
-/// content-type OIDs instead of PKCS#7's.
+/// content-type OIDs instead of PKCS#7's, `gmssl` GmSSL 3's own SignedData (which only GmSSL
+/// reads).
 #[pyfunction]
-#[pyo3(signature = (data, signers, extra_certificates=vec![], detached=false, gm=false))]
+#[pyo3(signature = (data, signers, extra_certificates=vec![], detached=false, gm=false, gmssl=false))]
 fn cms_sign<'py>(
     py: Python<'py>,
     data: Data<'_>,
@@ -107,7 +108,13 @@ fn cms_sign<'py>(
     extra_certificates: Vec<Owned>,
     detached: bool,
     gm: bool,
+    gmssl: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    if gmssl && detached {
+        return Err(PyValueError::new_err(
+            "GmSSL's SignedData carries its content: detached and gmssl together",
+        ));
+    }
     let pairs = signer_pairs(&signers)?;
     let extra = certs(extra_certificates)?;
     let out = py
@@ -116,7 +123,11 @@ fn cms_sign<'py>(
                 .iter()
                 .map(|(cert, key)| CmsSigner { cert, key })
                 .collect();
-            shangmi_pki::cms_sign(&data, &s, &extra, detached, flavor(gm))
+            if gmssl {
+                shangmi_pki::cms_sign_gmssl(&data, &s, &extra)
+            } else {
+                shangmi_pki::cms_sign(&data, &s, &extra, detached, flavor(gm))
+            }
         })
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
@@ -125,22 +136,34 @@ fn cms_sign<'py>(
 /// Verifies SignedData (PEM or DER) with every signer's chain to `anchors`; returns the
 /// content (attached, or `content` for a detached signature). Raises `InvalidSignature` or
 /// `ChainError`, and returns nothing, when any check fails. `at` (Unix time) checks the
-/// chain's validity then instead of now.
+/// chain's validity then instead of now; `gmssl` also accepts GmSSL 3's signature form.
 #[pyfunction]
-#[pyo3(signature = (message, anchors, content=None, at=None))]
+#[pyo3(signature = (message, anchors, content=None, at=None, gmssl=false))]
 fn cms_verify<'py>(
     py: Python<'py>,
     message: Data<'_>,
     anchors: Vec<Owned>,
     content: Option<Data<'_>>,
     at: Option<u64>,
+    gmssl: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    if gmssl && content.is_some() {
+        return Err(PyValueError::new_err(
+            "GmSSL's SignedData carries its content: content and gmssl together",
+        ));
+    }
     let mut v = Verifier::new(certs(anchors)?);
     if let Some(t) = at {
         v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
     }
     let got = py
-        .detach(|| shangmi_pki::cms_verify(&message, content.as_deref(), &v))
+        .detach(|| {
+            if gmssl {
+                shangmi_pki::cms_verify_accepting_gmssl(&message, &v)
+            } else {
+                shangmi_pki::cms_verify(&message, content.as_deref(), &v)
+            }
+        })
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &got.content))
 }
@@ -148,9 +171,9 @@ fn cms_verify<'py>(
 /// EnvelopedData (DER) of `data` for each certificate in `recipients` (SM4-CBC content, its
 /// key SM2-encrypted to each), with GM/T 0010's OIDs when `gm`; `cipher="sm4-gcm"` for SM4-GCM
 /// content (gmsm's form), `cfca` for CFCA's raw wrapped keys, `by_key_id` to name recipients by
-/// subject key identifier.
+/// subject key identifier, `gmssl` for the form GmSSL 3 reads.
 #[pyfunction]
-#[pyo3(signature = (data, recipients, gm=false, cipher="sm4-cbc", cfca=false, by_key_id=false))]
+#[pyo3(signature = (data, recipients, gm=false, cipher="sm4-cbc", cfca=false, by_key_id=false, gmssl=false))]
 #[allow(clippy::too_many_arguments)]
 fn cms_encrypt<'py>(
     py: Python<'py>,
@@ -160,10 +183,11 @@ fn cms_encrypt<'py>(
     cipher: &str,
     cfca: bool,
     by_key_id: bool,
+    gmssl: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let to = certs(recipients)?;
     let how = shangmi_pki::Envelope {
-        flavor: flavor(gm || cfca),
+        flavor: flavor(gm || cfca || gmssl),
         cipher: match cipher {
             "sm4-cbc" => shangmi_pki::ContentCipher::Sm4Cbc,
             "sm4-gcm" => shangmi_pki::ContentCipher::Sm4Gcm,
@@ -175,6 +199,8 @@ fn cms_encrypt<'py>(
         },
         wrapped_key: if cfca {
             shangmi_pki::WrappedKey::CfcaRaw
+        } else if gmssl {
+            shangmi_pki::WrappedKey::Gmssl
         } else {
             shangmi_pki::WrappedKey::Der
         },

@@ -116,3 +116,17 @@ def test_cfca_sm2_files_open_and_round_trip():
     again = shangmi.cfca_sm2_file(key, cert, b"new password")
     key2, cert2 = shangmi.cfca_open_sm2_file(again, b"new password")
     assert key2.to_bytes() == key.to_bytes() and cert2 == cert
+
+
+def test_gmssl_forms_round_trip_and_are_opt_in():
+    cert = read("gmcert-sign.pem")
+    key = shangmi.SM2PrivateKey.from_pem(read("gmcert-sign-key.p8.pem"))
+    ca = read("gotlcp-test-ca.pem")
+    p7 = shangmi.cms_sign(b"for GmSSL", [(cert, key)], gmssl=True)
+    assert shangmi.cms_verify(p7, [ca], at=GMCERT_TIME, gmssl=True) == b"for GmSSL"
+    with pytest.raises(shangmi.InvalidSignature):
+        shangmi.cms_verify(p7, [ca], at=GMCERT_TIME)
+    env = shangmi.cms_encrypt(b"sealed for GmSSL", [cert], gmssl=True)
+    assert shangmi.cms_decrypt(env, key) == b"sealed for GmSSL"
+    with pytest.raises(ValueError):
+        shangmi.cms_sign(b"x", [(cert, key)], detached=True, gmssl=True)

@@ -124,14 +124,16 @@ int main(void) {
     CHECK(shangmi_cms_encrypt(msg, sizeof msg, NULL, 0, 0, env, sizeof env, &en) == SHANGMI_STATUS_ERR_NULL_POINTER && en == 0);
     /* Every envelope option opens; an unknown option bit is refused. */
     const int forms[] = {0, SHANGMI_CMS_SM4_GCM, SHANGMI_CMS_GM | SHANGMI_CMS_SM4_GCM,
-                         SHANGMI_CMS_CFCA | SHANGMI_CMS_BY_KEY_ID, SHANGMI_CMS_CFCA | SHANGMI_CMS_SM4_GCM};
+                         SHANGMI_CMS_CFCA | SHANGMI_CMS_BY_KEY_ID, SHANGMI_CMS_CFCA | SHANGMI_CMS_SM4_GCM,
+                         SHANGMI_CMS_GMSSL};
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         OK(shangmi_cms_encrypt(msg, sizeof msg, cert, cl, forms[i], env, sizeof env, &en));
         OK(shangmi_cms_decrypt(env, en, key, cert, cl, plain, sizeof plain, &pn));
         CHECK(pn == sizeof msg && memcmp(plain, msg, pn) == 0);
         CHECK(shangmi_cms_decrypt(env, en, stranger, NULL, 0, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_AUTHENTICATION);
     }
-    CHECK(shangmi_cms_encrypt(msg, sizeof msg, cert, cl, 16, env, sizeof env, &en) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT && en == 0);
+    CHECK(shangmi_cms_encrypt(msg, sizeof msg, cert, cl, 32, env, sizeof env, &en) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT && en == 0);
+    CHECK(shangmi_cms_encrypt(msg, sizeof msg, cert, cl, SHANGMI_CMS_GMSSL | SHANGMI_CMS_CFCA, env, sizeof env, &en) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT);
     CHECK(shangmi_cms_decrypt(env, SIZE_MAX, key, NULL, 0, plain, sizeof plain, &pn) != SHANGMI_STATUS_OK && pn == 0);
     CHECK(shangmi_cms_decrypt((const uint8_t *)"junk", 4, key, NULL, 0, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT);
 

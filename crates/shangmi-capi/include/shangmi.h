@@ -26,6 +26,9 @@
 // `shangmi_cms_encrypt` option: recipients named by subject key identifier.
 #define SHANGMI_CMS_BY_KEY_ID 8
 
+// `shangmi_cms_encrypt` option: GmSSL 3's form (GM/T 0010 OIDs, its key-transport label).
+#define SHANGMI_CMS_GMSSL 16
+
 // DER signatures (SEQUENCE of two INTEGERs, at most 72 bytes), as OpenSSL writes them.
 #define SHANGMI_SIG_DER 0
 
@@ -176,9 +179,9 @@ enum shangmi_status shangmi_cms_verify(const uint8_t *msg,
 
 // EnvelopedData (DER) of `data` for every certificate in `recipients`. `options` is 0 (PKCS#7
 // OIDs, SM4-CBC, DER wrapped keys, recipients by issuer and serial) or an OR of
-// `SHANGMI_CMS_GM`, `SHANGMI_CMS_SM4_GCM`, `SHANGMI_CMS_CFCA` and `SHANGMI_CMS_BY_KEY_ID`
-// (1 is GM/T 0010's OIDs, as before options existed); other bits are
-// `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`. `*out_len` is an upper bound until the call succeeds.
+// `SHANGMI_CMS_GM`, `SHANGMI_CMS_SM4_GCM`, `SHANGMI_CMS_CFCA`, `SHANGMI_CMS_BY_KEY_ID` and
+// `SHANGMI_CMS_GMSSL` (1 is GM/T 0010's OIDs, as before options existed); other bits, or
+// GmSSL's form with CFCA's or key identifiers, are `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`. `*out_len` is an upper bound until the call succeeds.
 //
 // # Safety
 // As `shangmi_cms_sign`.

@@ -203,17 +203,25 @@ pub const SHANGMI_CMS_SM4_GCM: c_int = 2;
 pub const SHANGMI_CMS_CFCA: c_int = 4;
 /// `shangmi_cms_encrypt` option: recipients named by subject key identifier.
 pub const SHANGMI_CMS_BY_KEY_ID: c_int = 8;
+/// `shangmi_cms_encrypt` option: GmSSL 3's form (GM/T 0010 OIDs, its key-transport label).
+pub const SHANGMI_CMS_GMSSL: c_int = 16;
 
 /// The envelope `options` (an OR of `SHANGMI_CMS_*`) ask for; None for an unknown bit.
 fn envelope(options: c_int) -> Option<shangmi_pki::Envelope> {
     use shangmi_pki::{ContentCipher, Envelope, RecipientName, WrappedKey};
-    let known = SHANGMI_CMS_GM | SHANGMI_CMS_SM4_GCM | SHANGMI_CMS_CFCA | SHANGMI_CMS_BY_KEY_ID;
-    if options & !known != 0 {
+    let known = SHANGMI_CMS_GM
+        | SHANGMI_CMS_SM4_GCM
+        | SHANGMI_CMS_CFCA
+        | SHANGMI_CMS_BY_KEY_ID
+        | SHANGMI_CMS_GMSSL;
+    let gmssl = options & SHANGMI_CMS_GMSSL != 0;
+    if options & !known != 0 || (gmssl && options & (SHANGMI_CMS_CFCA | SHANGMI_CMS_BY_KEY_ID) != 0)
+    {
         return None;
     }
     let has = |bit| options & bit != 0;
     Some(Envelope {
-        flavor: flavor(options & (SHANGMI_CMS_GM | SHANGMI_CMS_CFCA)),
+        flavor: flavor(options & (SHANGMI_CMS_GM | SHANGMI_CMS_CFCA | SHANGMI_CMS_GMSSL)),
         cipher: if has(SHANGMI_CMS_SM4_GCM) {
             ContentCipher::Sm4Gcm
         } else {
@@ -221,6 +229,8 @@ fn envelope(options: c_int) -> Option<shangmi_pki::Envelope> {
         },
         wrapped_key: if has(SHANGMI_CMS_CFCA) {
             WrappedKey::CfcaRaw
+        } else if gmssl {
+            WrappedKey::Gmssl
         } else {
             WrappedKey::Der
         },
@@ -234,9 +244,9 @@ fn envelope(options: c_int) -> Option<shangmi_pki::Envelope> {
 
 /// EnvelopedData (DER) of `data` for every certificate in `recipients`. `options` is 0 (PKCS#7
 /// OIDs, SM4-CBC, DER wrapped keys, recipients by issuer and serial) or an OR of
-/// `SHANGMI_CMS_GM`, `SHANGMI_CMS_SM4_GCM`, `SHANGMI_CMS_CFCA` and `SHANGMI_CMS_BY_KEY_ID`
-/// (1 is GM/T 0010's OIDs, as before options existed); other bits are
-/// `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`. `*out_len` is an upper bound until the call succeeds.
+/// `SHANGMI_CMS_GM`, `SHANGMI_CMS_SM4_GCM`, `SHANGMI_CMS_CFCA`, `SHANGMI_CMS_BY_KEY_ID` and
+/// `SHANGMI_CMS_GMSSL` (1 is GM/T 0010's OIDs, as before options existed); other bits, or
+/// GmSSL's form with CFCA's or key identifiers, are `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`. `*out_len` is an upper bound until the call succeeds.
 ///
 /// # Safety
 /// As `shangmi_cms_sign`.

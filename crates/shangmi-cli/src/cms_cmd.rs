@@ -67,6 +67,10 @@ enum Cmd {
         /// GM/T 0010's content-type OIDs instead of PKCS#7's.
         #[arg(long)]
         gm: bool,
+        /// GmSSL 3's SignedData (its own signature form, which only GmSSL reads), as PEM
+        /// `CMS`.
+        #[arg(long)]
+        gmssl: bool,
         /// Write PEM (`-----BEGIN PKCS7-----`) instead of DER.
         #[arg(long)]
         pem: bool,
@@ -99,6 +103,9 @@ enum Cmd {
         /// Name recipients by subject key identifier (version 2) instead of issuer and serial.
         #[arg(long)]
         by_key_id: bool,
+        /// GmSSL 3's form (GM/T 0010 OIDs, its key-transport label), as PEM `CMS`.
+        #[arg(long, conflicts_with_all = ["cfca", "by_key_id"])]
+        gmssl: bool,
         /// Also sign, as this certificate (with --sign-key): SignedAndEnvelopedData, SM4-CBC.
         #[arg(long, value_name = "FILE", requires = "sign_key")]
         sign_cert: Option<PathBuf>,
@@ -179,6 +186,9 @@ enum Cmd {
         /// The content, for a detached signature.
         #[arg(long, value_name = "FILE")]
         content: Option<PathBuf>,
+        /// Also accept GmSSL 3's signature form (no Z, over the encapsulated content's DER).
+        #[arg(long, conflicts_with = "content")]
+        gmssl: bool,
         /// The SignedData (DER or PEM; default stdin).
         #[arg(short, long, value_name = "IN")]
         input: Option<PathBuf>,
@@ -196,10 +206,33 @@ fn certs_of(path: &std::path::Path) -> Result<Vec<shangmi_pki::Certificate>> {
     shangmi_pki::certificates(&read_small(path, 16 << 20)?).map_err(|e| error(path.display(), e))
 }
 
-fn emit(bytes: &[u8], pem: bool, output: Option<&std::path::Path>) -> Result<()> {
+/// PEM as `--pem` asks (`PKCS7`), or as GmSSL reads CMS (`CMS`, its only form).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Out {
+    Der,
+    Pem,
+    GmsslPem,
+}
+
+impl Out {
+    fn of(pem: bool, gmssl: bool) -> Out {
+        match (gmssl, pem) {
+            (true, _) => Out::GmsslPem,
+            (false, true) => Out::Pem,
+            (false, false) => Out::Der,
+        }
+    }
+}
+
+fn emit(bytes: &[u8], form: Out, output: Option<&std::path::Path>) -> Result<()> {
     let text;
-    let data = if pem {
-        text = der::pem::encode_string("PKCS7", der::pem::LineEnding::LF, bytes)
+    let label = match form {
+        Out::Der => None,
+        Out::Pem => Some("PKCS7"),
+        Out::GmsslPem => Some("CMS"),
+    };
+    let data = if let Some(label) = label {
+        text = der::pem::encode_string(label, der::pem::LineEnding::LF, bytes)
             .map_err(|e| error("PEM", e))?;
         text.as_bytes()
     } else {
@@ -223,7 +256,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                 .map_err(|e| error(recipient.display(), e))?;
             let pair = keyio::private_key(&key, password_file.as_deref())?;
             let env = shangmi_pki::envelope_key(&pair, &to).map_err(|e| error("wrap-key", e))?;
-            emit(&env, false, output.as_deref())?;
+            emit(&env, Out::Der, output.as_deref())?;
         }
         Cmd::UnwrapKey {
             key,
@@ -251,6 +284,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             cipher,
             cfca,
             by_key_id,
+            gmssl,
             sign_cert,
             sign_key,
             password_file,
@@ -264,7 +298,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             }
             let data = read_input(input.as_deref())?;
             if let (Some(sc), Some(sk)) = (&sign_cert, &sign_key) {
-                if cipher != CipherArg::Sm4Cbc || cfca || by_key_id {
+                if cipher != CipherArg::Sm4Cbc || cfca || by_key_id || gmssl {
                     return Err(error(
                         "--sign-cert",
                         "signed and enveloped data is written with SM4-CBC and DER keys only",
@@ -279,11 +313,11 @@ pub fn run(args: Args) -> Result<Outcome> {
                 let flavor = if gm { Flavor::Gm } else { Flavor::Pkcs7 };
                 let der = shangmi_pki::cms_sign_and_encrypt(&data, &signers, &certs, flavor)
                     .map_err(|e| error("signing and encrypting", e))?;
-                emit(&der, pem, output.as_deref())?;
+                emit(&der, Out::of(pem, false), output.as_deref())?;
                 return Ok(Outcome::Ok);
             }
             let how = Envelope {
-                flavor: if gm || cfca {
+                flavor: if gm || cfca || gmssl {
                     Flavor::Gm
                 } else {
                     Flavor::Pkcs7
@@ -294,6 +328,8 @@ pub fn run(args: Args) -> Result<Outcome> {
                 },
                 wrapped_key: if cfca {
                     WrappedKey::CfcaRaw
+                } else if gmssl {
+                    WrappedKey::Gmssl
                 } else {
                     WrappedKey::Der
                 },
@@ -305,7 +341,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             };
             let der = shangmi_pki::cms_encrypt_with(&data, &certs, &how)
                 .map_err(|e| error("encrypting", e))?;
-            emit(&der, pem, output.as_deref())?;
+            emit(&der, Out::of(pem, gmssl), output.as_deref())?;
         }
         Cmd::Decrypt {
             key,
@@ -363,6 +399,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             certfile,
             detached,
             gm,
+            gmssl,
             pem,
             password_file,
             input,
@@ -391,22 +428,21 @@ pub fn run(args: Args) -> Result<Outcome> {
                 .map(|(cert, key)| CmsSigner { cert, key })
                 .collect();
             let flavor = if gm { Flavor::Gm } else { Flavor::Pkcs7 };
-            let der = shangmi_pki::cms_sign(&data, &signers, &extra, detached, flavor)
-                .map_err(|e| error("signing", e))?;
-            let bytes = if pem {
-                der::pem::encode_string("PKCS7", der::pem::LineEnding::LF, &der)
-                    .map_err(|e| error("PEM", e))?
-                    .into_bytes()
+            let der = if gmssl {
+                if detached {
+                    return Err(error("--gmssl", "GmSSL's SignedData carries its content"));
+                }
+                shangmi_pki::cms_sign_gmssl(&data, &signers, &extra)
             } else {
-                der
-            };
-            let mut out = Output::create(output.as_deref())?;
-            out.put(&bytes)?;
-            out.commit()?;
+                shangmi_pki::cms_sign(&data, &signers, &extra, detached, flavor)
+            }
+            .map_err(|e| error("signing", e))?;
+            emit(&der, Out::of(pem, gmssl), output.as_deref())?;
         }
         Cmd::Verify {
             ca,
             content,
+            gmssl,
             input,
             output,
         } => {
@@ -425,14 +461,18 @@ pub fn run(args: Args) -> Result<Outcome> {
             let name = input
                 .as_deref()
                 .map_or("stdin".to_string(), |p| p.display().to_string());
-            let verified =
-                shangmi_pki::cms_verify(&message, detached.as_deref(), &Verifier::new(anchors))
-                    .map_err(|e| match e {
-                        shangmi_pki::Error::BadSignature(_) | shangmi_pki::Error::Chain { .. } => {
-                            rejected(&name, e)
-                        }
-                        e => error(&name, e),
-                    })?;
+            let v = Verifier::new(anchors);
+            let verified = if gmssl {
+                shangmi_pki::cms_verify_accepting_gmssl(&message, &v)
+            } else {
+                shangmi_pki::cms_verify(&message, detached.as_deref(), &v)
+            };
+            let verified = verified.map_err(|e| match e {
+                shangmi_pki::Error::BadSignature(_) | shangmi_pki::Error::Chain { .. } => {
+                    rejected(&name, e)
+                }
+                e => error(&name, e),
+            })?;
             eprintln!("shangmi: {name}: Verification successful");
             if output.is_some() || detached.is_none() {
                 let mut out = Output::create(output.as_deref())?;

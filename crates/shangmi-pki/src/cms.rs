@@ -84,7 +84,7 @@ pub fn sign(
     flavor: Flavor,
 ) -> Result<Vec<u8>, Error> {
     let (data_oid, signed_oid) = flavor.oids();
-    let infos = signer_infos(content, signers, data_oid, true)?;
+    let infos = signer_infos(content, signers, data_oid, Signed::Attributes)?;
     let certs = certificate_set(signers, extra_certs)?;
     let mut digests = SetOfVec::new();
     digests.insert(alg(SM3))?;
@@ -111,6 +111,39 @@ pub fn sign(
     Ok(ci.to_der()?)
 }
 
+/// SignedData as GmSSL 3's `cmssign` writes it and its `cmsverify` requires: GM/T 0010 OIDs,
+/// the content attached, no signed attributes, each signature SM2 with no Z on SM3 of the
+/// EncapsulatedContentInfo's DER (see [`verify_accepting_gmssl`]). For GmSSL only: other
+/// readers check PKCS#7's signature and refuse it.
+pub fn sign_gmssl(
+    content: &[u8],
+    signers: &[CmsSigner<'_>],
+    extra_certs: &[Certificate],
+) -> Result<Vec<u8>, Error> {
+    let (data_oid, signed_oid) = Flavor::Gm.oids();
+    let encap = EncapsulatedContentInfo {
+        econtent_type: data_oid,
+        econtent: Some(Any::encode_from(&OctetString::new(content)?)?),
+    };
+    let encap_der = encap.to_der()?;
+    let infos = signer_infos(content, signers, data_oid, Signed::GmsslDigest(&encap_der))?;
+    let mut digests = SetOfVec::new();
+    digests.insert(alg(SM3))?;
+    let sd = SignedData {
+        version: CmsVersion::V1,
+        digest_algorithms: digests,
+        encap_content_info: encap,
+        certificates: Some(certificate_set(signers, extra_certs)?),
+        crls: None,
+        signer_infos: infos,
+    };
+    let ci = ContentInfo {
+        content_type: signed_oid,
+        content: Any::encode_from(&sd)?,
+    };
+    Ok(ci.to_der()?)
+}
+
 /// What a verified SignedData held.
 #[derive(Clone, Debug)]
 pub struct Verified {
@@ -126,14 +159,32 @@ fn bad(m: impl Into<String>) -> Error {
     Error::BadSignature(m.into())
 }
 
-/// Verifies SignedData (DER ContentInfo, or PEM `PKCS7`/`CMS`): every signer's signature over
-/// the content (checking the message digest and content type in its signed attributes) with
-/// GM/T 0009's SM2 ID, and its certificate's chain with `verifier`, the message's own
-/// certificates as intermediates. `detached` is the content when the message has none.
+/// Verifies SignedData (DER or BER ContentInfo, or PEM `PKCS7`/`CMS`): every signer's
+/// signature over the content (checking the message digest and content type in its signed
+/// attributes) with GM/T 0009's SM2 ID, and its certificate's chain with `verifier`, the
+/// message's own certificates as intermediates. `detached` is the content when the message has
+/// none.
 pub fn verify(
     message: &[u8],
     detached: Option<&[u8]>,
     verifier: &Verifier,
+) -> Result<Verified, Error> {
+    verify_impl(message, detached, verifier, false)
+}
+
+/// [`verify`], also accepting signers in GmSSL 3's form: no signed attributes, and SM2 with no
+/// Z on SM3 of the EncapsulatedContentInfo's DER, which is what GmSSL's `cmssign` writes and
+/// its `cmsverify` reads (not PKCS#7's or GM/T 0010's signature). Opt-in: a signer that signs
+/// bare digests for other purposes could otherwise be taken as signing a message.
+pub fn verify_accepting_gmssl(message: &[u8], verifier: &Verifier) -> Result<Verified, Error> {
+    verify_impl(message, None, verifier, true)
+}
+
+fn verify_impl(
+    message: &[u8],
+    detached: Option<&[u8]>,
+    verifier: &Verifier,
+    gmssl: bool,
 ) -> Result<Verified, Error> {
     let der = crate::read::der_of(message, &["PKCS7", "CMS", "PKCS #7 SIGNED DATA"], "CMS")?;
     // BER as Java and Windows write SignedData (indefinite lengths, content in chunks).
@@ -164,12 +215,18 @@ pub fn verify(
         }
     };
     let certs = included_certificates(sd.certificates.as_ref());
+    let encap = if gmssl {
+        Some(sd.encap_content_info.to_der()?)
+    } else {
+        None
+    };
     let signers = verify_signers(
         &sd.signer_infos,
         &certs,
         &content,
         sd.encap_content_info.econtent_type,
         verifier,
+        encap.as_deref(),
     )?;
     Ok(Verified {
         content,
@@ -192,12 +249,17 @@ pub(crate) fn included_certificates(set: Option<&CertificateSet>) -> Vec<Certifi
 /// Checks every signer's signature over `content` (through its signed attributes when it has
 /// them) with GM/T 0009's SM2 ID, and its certificate's chain with `verifier`, `certs` the
 /// message's own certificates. Returns the signers' certificates.
+///
+/// `gmssl`, when given, is the message's EncapsulatedContentInfo (DER): a signer without signed
+/// attributes whose signature fails is then checked in GmSSL 3's form too (see
+/// [`Signed::GmsslDigest`]).
 pub(crate) fn verify_signers(
     infos: &SignerInfos,
     certs: &[Certificate],
     content: &[u8],
     content_type: ObjectIdentifier,
     verifier: &Verifier,
+    gmssl: Option<&[u8]>,
 ) -> Result<Vec<Certificate>, Error> {
     if infos.0.is_empty() {
         return Err(bad("no signer"));
@@ -256,7 +318,12 @@ pub(crate) fn verify_signers(
             }
             None => content.to_vec(),
         };
+        let gmssl_form = || {
+            si.signed_attrs.is_none()
+                && gmssl.is_some_and(|e| key.verify_digest(&shangmi::sm3::hash(e), &sig).is_ok())
+        };
         key.verify_with_id(DEFAULT_ID, &signed_bytes, &sig)
+            .or_else(|e| if gmssl_form() { Ok(()) } else { Err(e) })
             .map_err(|_| {
                 bad(format!(
                     "the signature of \"{}\" does not verify",
@@ -269,14 +336,24 @@ pub(crate) fn verify_signers(
     Ok(signers)
 }
 
-/// One SignerInfo per signer over `content`: with the signed attributes content type (as
-/// `data_oid`), message digest and signing time when `attributes`, else over the content
-/// itself (as SignedAndEnvelopedData's signers sign). GM/T 0009's SM2 ID.
+/// What a SignerInfo's signature covers.
+#[derive(Clone, Copy)]
+pub(crate) enum Signed<'a> {
+    /// Signed attributes (content type, message digest, signing time), GM/T 0009's SM2 ID.
+    Attributes,
+    /// The content itself, GM/T 0009's SM2 ID (SignedAndEnvelopedData's signers).
+    Content,
+    /// GmSSL 3's form: SM2 on SM3 of the EncapsulatedContentInfo's DER (given here) as the
+    /// digest itself, no Z and no attributes.
+    GmsslDigest(&'a [u8]),
+}
+
+/// One SignerInfo per signer over `content`, covering what `signed` says.
 pub(crate) fn signer_infos(
     content: &[u8],
     signers: &[CmsSigner<'_>],
     data_oid: ObjectIdentifier,
-    attributes: bool,
+    signed: Signed<'_>,
 ) -> Result<SignerInfos, Error> {
     let digest = shangmi::sm3::hash(content);
     let now = UtcTime::from_system_time(std::time::SystemTime::now())
@@ -290,23 +367,27 @@ pub(crate) fn signer_infos(
                 s.cert.tbs_certificate().subject()
             )));
         }
-        let (signed_attrs, signed) = if attributes {
-            let mut attrs: SetOfVec<Attribute> = SetOfVec::new();
-            attrs.insert(attribute(CONTENT_TYPE, &data_oid)?)?;
-            attrs.insert(attribute(
-                MESSAGE_DIGEST,
-                &OctetString::new(digest.to_vec())?,
-            )?)?;
-            attrs.insert(attribute(SIGNING_TIME, &Time::UtcTime(now))?)?;
-            let signed = attrs.to_der()?;
-            (Some(attrs), signed)
-        } else {
-            (None, content.to_vec())
+        let sign = |m: &[u8]| s.key.sign_with_id(DEFAULT_ID, m);
+        let (signed_attrs, sig, sig_alg) = match signed {
+            Signed::Attributes => {
+                let mut attrs: SetOfVec<Attribute> = SetOfVec::new();
+                attrs.insert(attribute(CONTENT_TYPE, &data_oid)?)?;
+                attrs.insert(attribute(
+                    MESSAGE_DIGEST,
+                    &OctetString::new(digest.to_vec())?,
+                )?)?;
+                attrs.insert(attribute(SIGNING_TIME, &Time::UtcTime(now))?)?;
+                let sig = sign(&attrs.to_der()?);
+                (Some(attrs), sig, SM2_SIGN)
+            }
+            Signed::Content => (None, sign(content), SM2_SIGN),
+            Signed::GmsslDigest(encap) => (
+                None,
+                s.key.sign_digest(&shangmi::sm3::hash(encap)),
+                crate::SM2_WITH_SM3,
+            ),
         };
-        let sig = s
-            .key
-            .sign_with_id(DEFAULT_ID, &signed)
-            .map_err(|e| Error::Crypto(e.to_string()))?;
+        let sig = sig.map_err(|e| Error::Crypto(e.to_string()))?;
         infos.push(SignerInfo {
             version: CmsVersion::V1,
             sid: SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
@@ -315,7 +396,7 @@ pub(crate) fn signer_infos(
             }),
             digest_alg: alg(SM3),
             signed_attrs,
-            signature_algorithm: alg(SM2_SIGN),
+            signature_algorithm: alg(sig_alg),
             signature: OctetString::new(sig.to_der())?,
             unsigned_attrs: None,
         });

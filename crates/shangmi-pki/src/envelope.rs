@@ -36,6 +36,8 @@ const GM_ENVELOPED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.101
 /// sm2encrypt, the key-transport algorithm.
 pub(crate) const SM2_ENCRYPT: ObjectIdentifier =
     ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.3");
+/// What GmSSL 3 writes (and requires) for SM2 key transport.
+const GMSSL_SM2_ENCRYPT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.2");
 /// SM4-CBC; its parameter is the IV.
 const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
 /// SM4, which some writers put for SM4-CBC.
@@ -65,6 +67,20 @@ pub enum WrappedKey {
     Der,
     /// Raw C1 || C2 || C3 with no 04 (CFCA SADK's legacy form, gmsm's `EncryptCFCA`).
     CfcaRaw,
+    /// DER, in a version 1 RecipientInfo labelled 1.2.156.10197.1.301.2 with no parameters:
+    /// what GmSSL 3 writes and the only form its `cmsdecrypt` takes.
+    Gmssl,
+}
+
+/// SM2 key transport as writers label it: sm2encrypt (GM/T 0006's 301.3), the bare SM2 OID,
+/// and GmSSL's 301.2.
+pub(crate) fn is_sm2_key_transport(oid: &ObjectIdentifier) -> bool {
+    [
+        SM2_ENCRYPT,
+        ObjectIdentifier::new_unwrap("1.2.156.10197.1.301"),
+        GMSSL_SM2_ENCRYPT,
+    ]
+    .contains(oid)
 }
 
 /// How a recipient is named in its RecipientInfo.
@@ -156,10 +172,12 @@ pub fn encrypt_with(
         infos.push(RecipientInfo::Ktri(recipient_info(r, &key, how)?));
     }
     let encrypted_content = encrypted_content(content, &key, how.cipher, data_oid)?;
-    // RFC 5652 6.1: version 2 once any RecipientInfo is not version 0.
-    let version = match how.recipient_name {
-        RecipientName::IssuerAndSerial => CmsVersion::V0,
-        RecipientName::SubjectKeyId => CmsVersion::V2,
+    // RFC 5652 6.1: version 2 once any RecipientInfo is not version 0; GmSSL writes (and
+    // requires) 1, as GM/T 0010 numbers its structures.
+    let version = match (how.recipient_name, how.wrapped_key) {
+        (RecipientName::SubjectKeyId, _) => CmsVersion::V2,
+        (_, WrappedKey::Gmssl) => CmsVersion::V1,
+        _ => CmsVersion::V0,
     };
     let ed = EnvelopedData {
         version,
@@ -224,7 +242,7 @@ pub(crate) fn recipient_info(
     let public = crate::alg::public_key(t.subject_public_key_info())?;
     let crypto = |e: shangmi::sm2::Error| Error::Crypto(e.to_string());
     let wrapped = match how.wrapped_key {
-        WrappedKey::Der => public.encrypt(key, Format::Der).map_err(crypto)?,
+        WrappedKey::Der | WrappedKey::Gmssl => public.encrypt(key, Format::Der).map_err(crypto)?,
         WrappedKey::CfcaRaw => {
             let mut raw = public.encrypt(key, Format::C1C2C3).map_err(crypto)?;
             raw.remove(0);
@@ -250,13 +268,26 @@ pub(crate) fn recipient_info(
             )
         }
     };
+    let (version, key_enc_alg) = match how.wrapped_key {
+        WrappedKey::Gmssl => (
+            CmsVersion::V1,
+            AlgorithmIdentifierOwned {
+                oid: GMSSL_SM2_ENCRYPT,
+                parameters: None,
+            },
+        ),
+        _ => (
+            version,
+            AlgorithmIdentifierOwned {
+                oid: SM2_ENCRYPT,
+                parameters: Some(Any::null()),
+            },
+        ),
+    };
     Ok(KeyTransRecipientInfo {
         version,
         rid,
-        key_enc_alg: AlgorithmIdentifierOwned {
-            oid: SM2_ENCRYPT,
-            parameters: Some(Any::null()),
-        },
+        key_enc_alg,
         enc_key: OctetString::new(wrapped)?,
     })
 }
@@ -416,9 +447,7 @@ pub fn decrypt(
         {
             continue;
         }
-        if k.key_enc_alg.oid != SM2_ENCRYPT
-            && k.key_enc_alg.oid != ObjectIdentifier::new_unwrap("1.2.156.10197.1.301")
-        {
+        if !is_sm2_key_transport(&k.key_enc_alg.oid) {
             continue;
         }
         let Some(k16) = unwrap_key(key, k.enc_key.as_bytes()) else {

@@ -38,7 +38,10 @@ pub use cfca::{
     open_escrowed_key as open_cfca_escrowed_key, open_sm2_file as open_cfca_sm2_file,
     sm2_file as cfca_sm2_file,
 };
-pub use cms::{CmsSigner, Flavor, Verified, sign as cms_sign, verify as cms_verify};
+pub use cms::{
+    CmsSigner, Flavor, Verified, sign as cms_sign, sign_gmssl as cms_sign_gmssl,
+    verify as cms_verify, verify_accepting_gmssl as cms_verify_accepting_gmssl,
+};
 pub use envelope::{
     ContentCipher, Envelope, RecipientName, WrappedKey, decrypt as cms_decrypt,
     encrypt as cms_encrypt, encrypt_with as cms_encrypt_with,

@@ -121,7 +121,12 @@ pub fn sign_and_encrypt(
         )?,
         certificates: Some(crate::cms::certificate_set(signers, &[])?),
         crls: None,
-        signer_infos: crate::cms::signer_infos(content, signers, data_oid, false)?,
+        signer_infos: crate::cms::signer_infos(
+            content,
+            signers,
+            data_oid,
+            crate::cms::Signed::Content,
+        )?,
     };
     let ci = ContentInfo {
         content_type: outer_oid,
@@ -178,10 +183,7 @@ pub fn decrypt_and_verify(
     let failed = || Error::Decryption("not a recipient for this key, or tampered".into());
     let plain = key_transport_infos(&sed.recipient_infos)?
         .iter()
-        .filter(|k| {
-            k.key_enc_alg.oid == envelope::SM2_ENCRYPT
-                || k.key_enc_alg.oid == ObjectIdentifier::new_unwrap("1.2.156.10197.1.301")
-        })
+        .filter(|k| envelope::is_sm2_key_transport(&k.key_enc_alg.oid))
         .find_map(|k| envelope::unwrap_key(key, k.enc_key.as_bytes()))
         .and_then(|k16| cipher.decrypt(&k16, ciphertext.as_bytes()))
         .ok_or_else(failed)?;
@@ -193,6 +195,7 @@ pub fn decrypt_and_verify(
             content,
             eci.content_type,
             verifier,
+            None,
         )
     };
     // ECB content may or may not be padded; the signature says which reading was signed.

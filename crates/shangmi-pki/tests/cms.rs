@@ -497,3 +497,36 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn gmssl_signed_data_verifies_only_when_asked() {
+    let root = ca();
+    let a = leaf(&root, "CN=alice");
+    let v = Verifier::new(vec![root.cert.clone()]);
+    let msg = b"signed as GmSSL signs".repeat(3);
+    let signers = [CmsSigner {
+        cert: &a.cert,
+        key: &a.key,
+    }];
+    let p7 = shangmi_pki::cms_sign_gmssl(&msg, &signers, &[]).unwrap();
+    let got = shangmi_pki::cms_verify_accepting_gmssl(&p7, &v).unwrap();
+    assert_eq!(got.content, msg);
+    assert_eq!(got.flavor, Flavor::Gm);
+    // Not PKCS#7's signature: the ordinary check refuses it.
+    assert!(matches!(
+        cms_verify(&p7, None, &v),
+        Err(Error::BadSignature(_))
+    ));
+    // Standard SignedData still verifies through the accepting call.
+    let std_p7 = cms_sign(&msg, &signers, &[], false, Flavor::Gm).unwrap();
+    assert!(shangmi_pki::cms_verify_accepting_gmssl(&std_p7, &v).is_ok());
+    // A changed content byte, another anchor: refused.
+    let at = p7.windows(msg.len()).position(|w| w == msg).unwrap();
+    let mut bad = p7.clone();
+    bad[at + 5] ^= 1;
+    assert!(shangmi_pki::cms_verify_accepting_gmssl(&bad, &v).is_err());
+    let other = ca();
+    assert!(
+        shangmi_pki::cms_verify_accepting_gmssl(&p7, &Verifier::new(vec![other.cert])).is_err()
+    );
+}

@@ -310,10 +310,11 @@ impl SigningKey {
             let _ = e;
             KeyFileError::Malformed("encoding the encrypted key")
         };
-        let null = AnyRef::NULL;
-        let prf_oid = match params.prf {
-            Prf::HmacSm3 => HMAC_SM3,
-            Prf::HmacSha256 => HMAC_SHA256,
+        // HMAC-SM3 with its parameters absent, as GmSSL writes it and requires; HMAC-SHA256
+        // with NULL, as OpenSSL writes it. Both forms are read.
+        let (prf_oid, prf_params) = match params.prf {
+            Prf::HmacSm3 => (HMAC_SM3, None),
+            Prf::HmacSha256 => (HMAC_SHA256, Some(AnyRef::NULL)),
         };
         let kdf_params = Pbkdf2Params {
             salt: OctetStringRef::new(salt).map_err(enc)?,
@@ -321,7 +322,7 @@ impl SigningKey {
             key_length: None,
             prf: Some(AlgorithmIdentifierRef {
                 oid: prf_oid,
-                parameters: Some(null),
+                parameters: prf_params,
             }),
         }
         .to_der()
