@@ -338,6 +338,9 @@ pub fn crl(
     id: &[u8],
 ) -> Result<CertificateList, Error> {
     let now = SystemTime::now();
+    // thisUpdate a minute back: a relying party whose clock is a little behind the issuer's
+    // would otherwise find the list "not yet valid" (GmSSL refuses one dated after its now).
+    let this_update = now - Duration::from_secs(60);
     let time = |t: SystemTime| Time::try_from(t).map_err(|e| Error::InvalidArgument(e.to_string()));
     let entries = revoked
         .iter()
@@ -345,7 +348,8 @@ pub fn crl(
             Ok(RevokedCert {
                 serial_number: SerialNumber::new(serial)
                     .map_err(|e| Error::InvalidArgument(format!("serial number: {e}")))?,
-                revocation_date: time(*when)?,
+                // No later than the list itself.
+                revocation_date: time((*when).min(this_update))?,
                 crl_entry_extensions: None,
             })
         })
@@ -354,7 +358,7 @@ pub fn crl(
         der::asn1::Uint::new(&number.to_be_bytes())
             .map_err(|e| Error::InvalidArgument(e.to_string()))?,
     );
-    let mut builder = CrlBuilder::new_with_this_update(ca_cert, number, time(now)?)?
+    let mut builder = CrlBuilder::new_with_this_update(ca_cert, number, time(this_update)?)?
         .with_next_update(Some(time(
             now + Duration::from_secs(u64::from(days) * 86_400),
         )?));
