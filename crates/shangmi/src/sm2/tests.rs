@@ -635,3 +635,11 @@ fn wnaf_digits_match_the_textbook_loop() {
         }
     }
 }
+
+#[test]
+fn tables_built_at_run_time_as_webassembly_builds_them_match_build_rs() {
+    use crate::sm2::mul::tables;
+    assert_eq!(tables::G_WNAF_WIDTH, G_WNAF_WIDTH);
+    assert!(tables::base()[..] == BASE_TABLE[..]);
+    assert!(tables::g_odd()[..] == G_ODD[..]);
+}

@@ -216,6 +216,10 @@ impl Drop for Prefix {
 
 /// Runs batches of `L` counters, from `first` on, through the lane kernel into `out` (whole
 /// 32-byte pieces); returns how many pieces it filled.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
 fn lanes<const L: usize, K: LaneKernel<L>>(
     kernel: K,
     prefix: &Prefix,

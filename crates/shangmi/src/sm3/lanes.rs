@@ -7,6 +7,12 @@
 //! still has in one contiguous piece. When only a couple of messages are left, the single-stream
 //! hasher is faster than a mostly idle vector pass, so they finish there.
 
+// Without lane kernels (WebAssembly) the scheduler has nothing to drive.
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
+
 use super::{BLOCK_SIZE, Compressor, DIGEST_SIZE, Sm3, pad, soft, write_digest};
 // The forcing entry points that use some of these are hazmat-only.
 #[cfg_attr(

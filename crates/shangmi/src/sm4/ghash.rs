@@ -237,6 +237,8 @@ impl Drop for GHash {
 }
 
 impl Drop for GHashKey {
+    // With the portable engine alone (WebAssembly) the pattern cannot fail.
+    #[allow(irrefutable_let_patterns)]
     fn drop(&mut self) {
         if let Engine::Soft(k) = &mut self.engine {
             k.zeroize();

@@ -16,7 +16,73 @@ use crate::sm2::field::{Arith, Fe};
 use crate::sm2::point::{Affine, Jacobian};
 use crate::sm2::scalar::{PublicScalar, Scalar};
 
+// Natively the generator's tables are built at compile time (build.rs) and live in rodata. In
+// WebAssembly their 180 KB would be most of what a page downloads, so they are built on first
+// use there instead (see `tables`), from the same arithmetic the library runs.
+#[cfg(not(target_family = "wasm"))]
 include!(concat!(env!("OUT_DIR"), "/sm2_table.rs"));
+
+#[cfg(any(target_family = "wasm", test))]
+pub(crate) mod tables {
+    use std::sync::OnceLock;
+
+    use super::{Comb, build_comb};
+    use crate::sm2::field::Soft;
+    use crate::sm2::point::{Affine, Jacobian, batch_to_affine};
+
+    /// As build.rs writes it (a test compares these tables with build.rs's).
+    pub(crate) const G_WNAF_WIDTH: u32 = 11;
+    const ODD: usize = 1 << (G_WNAF_WIDTH - 2);
+
+    /// The comb table of G.
+    pub(crate) fn base() -> &'static Comb {
+        static T: OnceLock<Box<Comb>> = OnceLock::new();
+        T.get_or_init(|| build_comb(&Affine::generator(Soft)))
+    }
+
+    /// (2j + 1) G for j below 2^(G_WNAF_WIDTH - 2), affine, Montgomery form.
+    pub(crate) fn g_odd() -> &'static [[u64; 8]; ODD] {
+        static T: OnceLock<Box<[[u64; 8]; ODD]>> = OnceLock::new();
+        T.get_or_init(|| {
+            let g = Affine::generator(Soft);
+            let two = Jacobian::from_affine(&g).double();
+            let mut points = vec![Jacobian::from_affine(&g); ODD];
+            for j in 1..points.len() {
+                points[j] = points[j - 1].add(&two);
+            }
+            let mut affine = vec![g; points.len()];
+            batch_to_affine(&points, &mut affine);
+            let mut t = Box::new([[0u64; 8]; ODD]);
+            for (e, p) in t.iter_mut().zip(&affine) {
+                e[..4].copy_from_slice(&p.x.mont_limbs());
+                e[4..].copy_from_slice(&p.y.mont_limbs());
+            }
+            t
+        })
+    }
+}
+#[cfg(target_family = "wasm")]
+pub(crate) use tables::G_WNAF_WIDTH;
+
+/// The comb table of G.
+#[cfg(not(target_family = "wasm"))]
+pub(crate) fn base_table() -> &'static Comb {
+    &BASE_TABLE
+}
+#[cfg(target_family = "wasm")]
+pub(crate) fn base_table() -> &'static Comb {
+    tables::base()
+}
+
+/// G's odd multiples for the verification's wide NAF.
+#[cfg(not(target_family = "wasm"))]
+fn g_odd() -> &'static [[u64; 8]] {
+    &G_ODD
+}
+#[cfg(target_family = "wasm")]
+fn g_odd() -> &'static [[u64; 8]] {
+    tables::g_odd()
+}
 
 /// Bit i of a little-endian limb array (0 beyond 255).
 #[inline(always)]
@@ -108,7 +174,7 @@ pub(crate) type Comb = [[[u64; 8]; 64]; 37];
 /// |d_36| <= 16) equality would need a_36 = d_36 2^252 - n, i.e. k = 2 d_36 2^252 - n, which
 /// forces d_36 = 8 and a_36 = 2^255 - n, too large in size; opposition would need k = 0 mod n.
 pub(crate) fn fixed_base<A: Arith>(a: A, k: &Scalar) -> Jacobian<A> {
-    fixed_base_with(a, &BASE_TABLE, k)
+    fixed_base_with(a, base_table(), k)
 }
 
 /// k G for many scalars (each in [1, n-1]), in constant time: eight at a time in IFMA lanes
@@ -500,7 +566,7 @@ fn double_base_with_vartime<A: Arith>(
         acc = acc.double();
         let d1 = n1[i];
         if d1 != 0 {
-            let e = affine_from_entry(a, &G_ODD[(d1.unsigned_abs() as usize - 1) / 2]);
+            let e = affine_from_entry(a, &g_odd()[(d1.unsigned_abs() as usize - 1) / 2]);
             let e = if d1 < 0 { e.neg() } else { e };
             acc = acc.add_mixed_vartime(&e);
         }

@@ -4,7 +4,7 @@
 use crate::sm2::Error;
 use crate::sm2::engine::dispatch;
 use crate::sm2::keys::{DEFAULT_ID, VerifyingKey};
-use crate::sm2::mul::{BASE_TABLE, Comb, build_comb, comb_vartime};
+use crate::sm2::mul::{Comb, base_table, build_comb, comb_vartime};
 use crate::sm2::signature::{Signature, check_scalars, digest, x_matches_vartime};
 
 /// A [`VerifyingKey`] with precomputed multiples.
@@ -56,7 +56,7 @@ impl PrecomputedVerifyingKey {
     pub fn verify_digest(&self, e: &[u8; 32], sig: &Signature) -> Result<(), Error> {
         let (r, s, t) = check_scalars(sig)?;
         let ok = dispatch!(self.key.engine, |a| {
-            let sg = comb_vartime(a, &BASE_TABLE, &s);
+            let sg = comb_vartime(a, base_table(), &s);
             let tp = comb_vartime(a, &self.table, &t);
             x_matches_vartime(&sg.add_vartime(&tp), &r, e)
         });
