@@ -72,6 +72,11 @@ if have "python3 -m venv --help" "the Python package's tests"; then
   ./scripts/test-python.sh
 fi
 
+step "npm package: wasm32 build, installed from its tarball, Node tests against sm-crypto and sm-crypto-v2 (./scripts/test-npm.sh)"
+if have "node --version" "the npm package's tests"; then
+  ./scripts/test-npm.sh
+fi
+
 step "Go peers of the benchmark (bench/go) and of the interop tests (interop/gmsm, interop/gmtls)"
 if have "go version" "the Go peers' tests"; then
   for dir in bench/go interop/gmsm interop/gmtls; do

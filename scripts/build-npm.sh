@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The npm package `shangmi`: the library's portable code built for wasm32-unknown-unknown,
+# wasm-bindgen's glue for browsers (ES module) and for Node (CommonJS), the API in wasm/js/
+# wrapped as both, TypeScript declarations; packed by `npm pack` into
+# target/npm/shangmi-VERSION.tgz.
+# Usage: ./scripts/build-npm.sh        (./scripts/test-npm.sh, and so the test command, runs it)
+#
+# rustup's toolchains have no wasm32 standard library here; Debian's archive has what is
+# needed: rustc-web/cargo-web with rust-web-src, std built from it (-Z build-std), and
+# rust-lld from lld-22. wasm-bindgen-cli is built from crates.io once (into ~/.cargo/bin). As
+# root on Debian, whatever is missing is installed; otherwise the run stops saying what.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BINDGEN_VERSION=0.2.130
+PACKAGES="rustc-web cargo-web rust-web-src lld-22"
+
+toolchain_present() {
+  [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] && [ -d /usr/lib/rustlib/src/rust/library ] &&
+    command -v rust-lld >/dev/null
+}
+if ! toolchain_present; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing the wasm toolchain from Debian's archive: $PACKAGES"
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $PACKAGES >/dev/null
+  else
+    echo "build-npm: Debian's packages are needed: $PACKAGES" >&2
+    exit 1
+  fi
+fi
+BINDGEN="${CARGO_HOME:-$HOME/.cargo}/bin/wasm-bindgen"
+if ! "$BINDGEN" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then
+  echo "building wasm-bindgen-cli $BINDGEN_VERSION from crates.io (once)"
+  # Not --locked: its lock file names a webpki-roots version the registry does not serve.
+  cargo install -q wasm-bindgen-cli --version "$BINDGEN_VERSION" --force
+fi
+
+out=target/npm
+build=$out/build
+pkg=$out/package
+rm -rf "$build" "$pkg"
+mkdir -p "$build" "$pkg"
+
+# The host's compiler flags (frame pointers, target-cpu) are not the module's.
+env -u RUSTFLAGS -u CARGO_BUILD_RUSTFLAGS RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+  /usr/bin/cargo build -q --release --target wasm32-unknown-unknown \
+  -Z build-std=std,panic_abort --manifest-path wasm/Cargo.toml --target-dir target/wasm
+wasm=target/wasm/wasm32-unknown-unknown/release/shangmi_wasm.wasm
+"$BINDGEN" --remove-name-section --remove-producers-section --target web --out-dir "$pkg/web" "$wasm"
+"$BINDGEN" --remove-name-section --remove-producers-section --target nodejs --out-dir "$pkg/node" "$wasm"
+rm -f "$pkg"/web/*.d.ts "$pkg"/node/*.d.ts "$pkg"/web/package.json "$pkg"/node/package.json
+# The Node glue is CommonJS inside an otherwise ES package.
+echo '{ "type": "commonjs" }' > "$pkg/node/package.json"
+
+api=$(cat wasm/js/api.js)
+compat=$(cat wasm/js/sm-crypto.js)
+names="ShangmiError, fromHex, toHex, utf8, fromUtf8, version, sm3, Sm3, hmacSm3, sm3Kdf, pbkdf2Sm3, sm4Encrypt, sm4Decrypt, PrivateKey, PublicKey"
+
+# Node, ES module: the wasm read from the package directory.
+cat > "$pkg/index.mjs" <<JS
+import * as core from './web/shangmi_wasm.js';
+import { readFileSync } from 'node:fs';
+core.initSync({ module: readFileSync(new URL('./web/shangmi_wasm_bg.wasm', import.meta.url)) });
+$api
+const api = shangmiApi(core);
+export const { $names } = api;
+export default api;
+JS
+# Browsers and bundlers: fetched next to the module.
+cat > "$pkg/browser.mjs" <<JS
+import * as core from './web/shangmi_wasm.js';
+await core.default({ module_or_path: new URL('./web/shangmi_wasm_bg.wasm', import.meta.url) });
+$api
+const api = shangmiApi(core);
+export const { $names } = api;
+export default api;
+JS
+cat > "$pkg/index.cjs" <<JS
+'use strict';
+const core = require('./node/shangmi_wasm.js');
+$api
+module.exports = shangmiApi(core);
+JS
+for entry in index browser; do
+  cat > "$pkg/sm-crypto.$entry.mjs" <<JS
+import api from './$entry.mjs';
+$compat
+const compat = smCryptoApi(api);
+export const { sm2, sm3, sm4 } = compat;
+export default compat;
+JS
+done
+cat > "$pkg/sm-crypto.cjs" <<JS
+'use strict';
+$compat
+module.exports = smCryptoApi(require('./index.cjs'));
+JS
+cp wasm/js/index.d.ts wasm/js/sm-crypto.d.ts "$pkg/"
+cp wasm/README.md "$pkg/README.md"
+
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' wasm/Cargo.toml | head -1)
+cat > "$pkg/package.json" <<JSON
+{
+  "name": "shangmi",
+  "version": "$version",
+  "description": "SM2, SM3 and SM4 (China's commercial cryptography) in WebAssembly: constant-time, fast, sm-crypto compatible",
+  "license": "MIT OR Apache-2.0",
+  "type": "module",
+  "keywords": ["sm2", "sm3", "sm4", "guomi", "sm-crypto", "webassembly"],
+  "engines": { "node": ">=18" },
+  "sideEffects": false,
+  "exports": {
+    ".": {
+      "types": "./index.d.ts",
+      "node": { "import": "./index.mjs", "require": "./index.cjs" },
+      "default": "./browser.mjs"
+    },
+    "./sm-crypto": {
+      "types": "./sm-crypto.d.ts",
+      "node": { "import": "./sm-crypto.index.mjs", "require": "./sm-crypto.cjs" },
+      "default": "./sm-crypto.browser.mjs"
+    }
+  },
+  "main": "./index.cjs",
+  "types": "./index.d.ts",
+  "files": ["*.mjs", "*.cjs", "*.d.ts", "web/", "node/", "README.md"]
+}
+JSON
+(cd "$pkg" && npm pack --silent --pack-destination .. >/dev/null)
+echo "$out/shangmi-$version.tgz ($(gzip -c "$pkg/web/shangmi_wasm_bg.wasm" | wc -c) bytes of gzipped wasm)"

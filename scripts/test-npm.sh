@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The npm package as users get it: built (./scripts/build-npm.sh), installed from its tarball
+# into a scratch project beside sm-crypto 0.5 and sm-crypto-v2 (from npm), and Node's test
+# runner on wasm/test: known answers, Node's OpenSSL as a second reference, both directions
+# against both peers, bad input.
+# Usage: ./scripts/test-npm.sh        (./scripts/test.sh runs it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/build-npm.sh
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' wasm/Cargo.toml | head -1)
+scratch=target/npm/scratch
+rm -rf "$scratch"
+mkdir -p "$scratch"
+cp wasm/test/*.test.mjs "$scratch/"
+cd "$scratch"
+echo '{ "name": "shangmi-npm-tests", "private": true, "type": "module" }' > package.json
+npm install --silent --no-audit --no-fund "../shangmi-$version.tgz" sm-crypto@0.5.8 sm-crypto-v2@1.15.1
+node --test --test-reporter=spec ./*.test.mjs
