@@ -56,7 +56,7 @@ echo '{ "type": "commonjs" }' > "$pkg/node/package.json"
 
 api=$(cat wasm/js/api.js)
 compat=$(cat wasm/js/sm-crypto.js)
-names="ShangmiError, fromHex, toHex, utf8, fromUtf8, version, sm3, Sm3, hmacSm3, sm3Kdf, pbkdf2Sm3, sm4Encrypt, sm4Decrypt, PrivateKey, PublicKey"
+names="ShangmiError, fromHex, toHex, utf8, fromUtf8, version, sm3, Sm3, hmacSm3, sm3Kdf, pbkdf2Sm3, sm4Encrypt, sm4Decrypt, PrivateKey, PublicKey, EphemeralKey"
 
 # Node, ES module: the wasm read from the package directory.
 cat > "$pkg/index.mjs" <<JS

@@ -112,11 +112,20 @@ function shangmiApi(core) {
   };
   const signOpts = (o = {}) => ({ id: optBytes(o.id, 'options.id'), der: o.der === undefined ? true : Boolean(o.der) });
 
+  // The core object behind each PublicKey, for the calls that take one.
+  const cores = new WeakMap();
+  const coreOf = (p, what) => {
+    const c = cores.get(p);
+    if (!c) throw new TypeError(`${what}: a PublicKey is needed`);
+    return c;
+  };
+
   class PublicKey {
     #k;
     constructor(inner) {
       if (!(inner instanceof core.PublicKey)) throw new TypeError('use PublicKey.fromHex, fromBytes, fromPem or fromDer');
       this.#k = inner;
+      cores.set(this, inner);
     }
     static fromBytes(point) { return new PublicKey(call(() => core.PublicKey.fromBytes(bytes(point, 'point')))); }
     static fromHex(hex) { return new PublicKey(call(() => core.PublicKey.fromHex(text(hex, 'hex')))); }
@@ -171,14 +180,41 @@ function shangmiApi(core) {
     decrypt(ciphertext, options = {}) {
       return call(() => this.#k.decrypt(bytes(ciphertext, 'ciphertext'), format(options.format)));
     }
+    // One side of an SM2 key exchange (GB/T 32918.3): this key, this side's EphemeralKey
+    // (used up), the peer's static and ephemeral PublicKeys. Returns the agreed key, this
+    // side's confirmation value for the peer, and a check of the peer's.
+    exchange(ephemeral, peer, peerEphemeral, options = {}) {
+      if (!(ephemeral instanceof EphemeralKey)) throw new TypeError('ephemeral: an EphemeralKey is needed');
+      const initiator = Boolean(options.initiator);
+      const length = options.length === undefined ? 16 : options.length >>> 0;
+      const a = call(() => this.#k.exchange(
+        initiator, ephemeral._core(), coreOf(peer, 'peer'), coreOf(peerEphemeral, 'peerEphemeral'), length,
+        optBytes(options.id, 'options.id'), optBytes(options.peerId, 'options.peerId')));
+      const out = {
+        key: a.key(),
+        confirmation: a.confirmation(),
+        verifyConfirmation: (theirs) => a.verifyConfirmation(bytes(theirs, 'confirmation')),
+      };
+      return out;
+    }
     // Wipes the key now rather than when the garbage collector gets to it.
     free() { this.#k.free(); }
+  }
+
+  class EphemeralKey {
+    #e;
+    constructor() {
+      this.#e = call(() => core.EphemeralKey.generate());
+    }
+    static generate() { return new EphemeralKey(); }
+    publicKey() { return new PublicKey(this.#e.publicKey()); }
+    _core() { return this.#e; }
   }
 
   return {
     ShangmiError, fromHex, toHex, utf8, fromUtf8, version: () => core.version(),
     sm3, Sm3, hmacSm3, sm3Kdf, pbkdf2Sm3,
     sm4Encrypt, sm4Decrypt,
-    PrivateKey, PublicKey,
+    PrivateKey, PublicKey, EphemeralKey,
   };
 }

@@ -91,8 +91,21 @@ export class PrivateKey {
   signDigest(digest: Bytes, options?: { der?: boolean }): Uint8Array;
   /** A raw C1 without its 04 is read too; any failure throws and returns nothing. */
   decrypt(ciphertext: Bytes, options?: { format?: CiphertextFormat }): Uint8Array;
+  /** One side of an SM2 key exchange (GB/T 32918.3); the ephemeral key is used up. */
+  exchange(
+    ephemeral: EphemeralKey,
+    peer: PublicKey,
+    peerEphemeral: PublicKey,
+    options?: { initiator?: boolean; length?: number; id?: Bytes; peerId?: Bytes },
+  ): { key: Uint8Array; confirmation: Uint8Array; verifyConfirmation(theirs: Bytes): boolean };
   /** Wipes the key now. */
   free(): void;
+}
+
+/** A single-use ephemeral key for one key exchange. */
+export class EphemeralKey {
+  static generate(): EphemeralKey;
+  publicKey(): PublicKey;
 }
 
 declare const shangmi: {
@@ -111,5 +124,6 @@ declare const shangmi: {
   sm4Decrypt: typeof sm4Decrypt;
   PrivateKey: typeof PrivateKey;
   PublicKey: typeof PublicKey;
+  EphemeralKey: typeof EphemeralKey;
 };
 export default shangmi;

@@ -322,3 +322,100 @@ impl PublicKey {
         Ok(ct)
     }
 }
+
+/// A single-use ephemeral key for one SM2 key exchange (GB/T 32918.3): send `publicKey()` to
+/// the peer, then pass it to `PrivateKey.exchange`, which uses it up.
+#[wasm_bindgen(js_name = EphemeralKey)]
+pub struct EphemeralKey {
+    inner: Option<shangmi::sm2::EphemeralSecret>,
+    public: VerifyingKey,
+}
+
+#[wasm_bindgen(js_class = EphemeralKey)]
+impl EphemeralKey {
+    /// A fresh ephemeral key.
+    pub fn generate() -> Result<EphemeralKey, JsError> {
+        let e =
+            shangmi::sm2::EphemeralSecret::random().map_err(|e| fail("SM2 ephemeral key", e))?;
+        Ok(EphemeralKey {
+            public: *e.public_key(),
+            inner: Some(e),
+        })
+    }
+
+    /// Its public point, for the peer.
+    #[wasm_bindgen(js_name = publicKey)]
+    pub fn public_key(&self) -> PublicKey {
+        PublicKey { inner: self.public }
+    }
+}
+
+/// What a key exchange agreed: the key, this side's confirmation value to send, and a check of
+/// the peer's.
+#[wasm_bindgen(js_name = KeyAgreement)]
+pub struct KeyAgreement {
+    inner: shangmi::sm2::Agreement,
+}
+
+#[wasm_bindgen(js_class = KeyAgreement)]
+impl KeyAgreement {
+    /// The agreed key.
+    pub fn key(&self) -> Uint8Array {
+        Uint8Array::from(self.inner.key())
+    }
+
+    /// This side's confirmation value (S_A or S_B) for the peer.
+    pub fn confirmation(&self) -> Vec<u8> {
+        self.inner.confirmation().to_vec()
+    }
+
+    /// Whether the peer's confirmation value matches (constant time).
+    #[wasm_bindgen(js_name = verifyConfirmation)]
+    pub fn verify_confirmation(&self, theirs: &[u8]) -> bool {
+        self.inner.verify_confirmation(theirs).is_ok()
+    }
+}
+
+#[wasm_bindgen(js_class = PrivateKey)]
+impl PrivateKey {
+    /// One side of an SM2 key exchange: `initiator` true for A (which sends first). The peer's
+    /// static and ephemeral public keys and ID (`id`/`peerId` default 1234567812345678); the
+    /// ephemeral key is used up.
+    #[allow(clippy::too_many_arguments)]
+    pub fn exchange(
+        &self,
+        initiator: bool,
+        ephemeral: &mut EphemeralKey,
+        peer: &PublicKey,
+        peer_ephemeral: &PublicKey,
+        length: usize,
+        id: Option<Vec<u8>>,
+        peer_id: Option<Vec<u8>>,
+    ) -> Result<KeyAgreement, JsError> {
+        let eph = ephemeral.inner.take().ok_or_else(|| {
+            fail(
+                "SM2 key exchange",
+                "this ephemeral key was already used: make a new one per exchange",
+            )
+        })?;
+        let (id, peer_id) = (id_or_default(id), id_or_default(peer_id));
+        let ex = shangmi::sm2::Exchange {
+            role: if initiator {
+                shangmi::sm2::Role::Initiator
+            } else {
+                shangmi::sm2::Role::Responder
+            },
+            own_id: &id,
+            peer: &peer.inner,
+            peer_id: &peer_id,
+            peer_ephemeral: &peer_ephemeral.inner,
+            key_len: length,
+        };
+        Ok(KeyAgreement {
+            inner: self
+                .inner
+                .key_exchange(eph, &ex)
+                .map_err(|e| fail("SM2 key exchange", e))?,
+        })
+    }
+}

@@ -127,3 +127,19 @@ test('SM2 keys: every form round trips; signatures and ciphertexts in every layo
   const spki = crypto.createPublicKey(crypto.createPrivateKey(k.toPem())).export({ type: 'spki', format: 'der' });
   assert.equal(spki.toString('hex'), hex(p.toDer()));
 });
+
+test('SM2 key exchange: both sides agree and confirm; a used ephemeral key is refused', () => {
+  const a = s.PrivateKey.generate();
+  const b = s.PrivateKey.generate();
+  const ea = s.EphemeralKey.generate();
+  const eb = s.EphemeralKey.generate();
+  const idA = s.utf8('ALICE123@YAHOO.COM');
+  const ka = a.exchange(ea, b.publicKey(), eb.publicKey(), { initiator: true, length: 16, id: idA });
+  const kb = b.exchange(eb, a.publicKey(), ea.publicKey(), { initiator: false, length: 16, peerId: idA });
+  assert.equal(hex(ka.key), hex(kb.key));
+  assert.equal(ka.key.length, 16);
+  assert.equal(kb.verifyConfirmation(ka.confirmation), true);
+  assert.equal(ka.verifyConfirmation(kb.confirmation), true);
+  assert.equal(ka.verifyConfirmation(new Uint8Array(32)), false);
+  assert.throws(() => a.exchange(ea, b.publicKey(), eb.publicKey(), { initiator: true }), /already used/);
+});
