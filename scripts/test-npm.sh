@@ -2,7 +2,8 @@
 # The npm package as users get it: built (./scripts/build-npm.sh), installed from its tarball
 # into a scratch project beside sm-crypto 0.5 and sm-crypto-v2 (from npm), and Node's test
 # runner on wasm/test: known answers, Node's OpenSSL as a second reference, both directions
-# against both peers, bad input.
+# against both peers, bad input; then the browser entries in headless Chromium (Debian's
+# `chromium`, installed when missing and root).
 # Usage: ./scripts/test-npm.sh        (./scripts/test.sh runs it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +13,21 @@ version=$(sed -n 's/^version = "\(.*\)"/\1/p' wasm/Cargo.toml | head -1)
 scratch=target/npm/scratch
 rm -rf "$scratch"
 mkdir -p "$scratch"
-cp wasm/test/*.test.mjs "$scratch/"
+cp wasm/test/*.test.mjs wasm/test/browser.html wasm/test/browser-run.mjs "$scratch/"
 cd "$scratch"
 echo '{ "name": "shangmi-npm-tests", "private": true, "type": "module" }' > package.json
 npm install --silent --no-audit --no-fund "../shangmi-$version.tgz" sm-crypto@0.5.8 sm-crypto-v2@1.15.1
 node --test --test-reporter=spec ./*.test.mjs
+
+if ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's chromium for the browser test"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "SKIPPED: the browser test needs Debian's chromium" >&2
+    [ "${CI:-}" = true ] && exit 1
+    exit 0
+  fi
+fi
+node browser-run.mjs
