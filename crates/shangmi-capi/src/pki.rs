@@ -107,6 +107,28 @@ pub unsafe extern "C" fn shangmi_x509_verify(
     })
 }
 
+/// Writes `msg`, whose length varies from call to call (random signatures and SM2 ciphertexts
+/// encode a byte or two longer or shorter): when `out` is too small, the size asked for is
+/// `msg.len() + slack`, room for any other call's.
+///
+/// # Safety
+/// `out`, `out_cap`, `out_len` as in shangmi.h.
+unsafe fn put_varying(
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+    msg: &[u8],
+    slack: usize,
+) -> Result<()> {
+    if out.is_null() || out_cap < msg.len() {
+        // SAFETY: the caller's contract; nothing is written.
+        unsafe { room(out, out_cap, out_len, msg.len() + slack)? };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { output(out, out_cap, out_len, msg.len())? }.copy_from_slice(msg);
+    Ok(())
+}
+
 /// SignedData (DER) over `data`, signed by `key` with its certificate `cert`; `detached`
 /// non-zero leaves the content out, `gm` non-zero writes GM/T 0010's OIDs. `*out_len` is an
 /// upper bound (the signature's DER length varies by a byte or two) until the call succeeds.
@@ -138,14 +160,9 @@ pub unsafe extern "C" fn shangmi_cms_sign(
         }];
         let msg =
             shangmi_pki::cms_sign(d, &signers, &[], detached != 0, flavor(gm)).map_err(err)?;
-        // Too small: the size asked for is two bytes more than this signature's encoding,
-        // which covers any other's.
-        if out.is_null() || out_cap < msg.len() {
-            // SAFETY: the caller's contract above; nothing is written.
-            unsafe { room(out, out_cap, out_len, msg.len() + 2)? };
-        }
-        // SAFETY: as above; the inputs are no longer read.
-        unsafe { output(out, out_cap, out_len, msg.len())? }.copy_from_slice(&msg);
+        // Another signature's encoding is at most two bytes longer.
+        // SAFETY: the caller's contract above; the inputs are no longer read.
+        unsafe { put_varying(out, out_cap, out_len, &msg, 2)? };
         Ok(())
     };
     // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
@@ -269,14 +286,9 @@ pub unsafe extern "C" fn shangmi_cms_encrypt(
         }
         let how = envelope(options).ok_or(shangmi_status::ErrInvalidArgument)?;
         let msg = shangmi_pki::cms_encrypt_with(d, &r, &how).map_err(err)?;
-        // Too small: each recipient's SM2 ciphertext may encode a few bytes longer another
-        // time, so the size asked for has room for that.
-        if out.is_null() || out_cap < msg.len() {
-            // SAFETY: the caller's contract above; nothing is written.
-            unsafe { room(out, out_cap, out_len, msg.len() + 4 * r.len())? };
-        }
-        // SAFETY: as above.
-        unsafe { output(out, out_cap, out_len, msg.len())? }.copy_from_slice(&msg);
+        // Each recipient's SM2 ciphertext may encode a few bytes longer another time.
+        // SAFETY: the caller's contract above; the inputs are no longer read.
+        unsafe { put_varying(out, out_cap, out_len, &msg, 4 * r.len())? };
         Ok(())
     };
     // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).
@@ -353,13 +365,9 @@ pub unsafe extern "C" fn shangmi_cms_sign_encrypt(
             key: &k.inner,
         }];
         let msg = shangmi_pki::cms_sign_and_encrypt(d, &signers, &r, flavor(gm)).map_err(err)?;
-        // Too small: room for the signature's and each wrapped key's length to vary.
-        if out.is_null() || out_cap < msg.len() {
-            // SAFETY: the caller's contract above; nothing is written.
-            unsafe { room(out, out_cap, out_len, msg.len() + 2 + 4 * r.len())? };
-        }
-        // SAFETY: as above; the inputs are no longer read.
-        unsafe { output(out, out_cap, out_len, msg.len())? }.copy_from_slice(&msg);
+        // The signature's and each wrapped key's length vary.
+        // SAFETY: the caller's contract above; the inputs are no longer read.
+        unsafe { put_varying(out, out_cap, out_len, &msg, 2 + 4 * r.len())? };
         Ok(())
     };
     // SAFETY: the caller's contract above (`out`, `out_cap`, `out_len`).

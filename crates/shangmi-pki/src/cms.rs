@@ -186,10 +186,7 @@ fn verify_impl(
     verifier: &Verifier,
     gmssl: bool,
 ) -> Result<Verified, Error> {
-    let der = crate::read::der_of(message, &["PKCS7", "CMS", "PKCS #7 SIGNED DATA"], "CMS")?;
-    // BER as Java and Windows write SignedData (indefinite lengths, content in chunks).
-    let der = crate::ber::to_der(&der)?;
-    let ci = ContentInfo::from_der(&der)?;
+    let ci = crate::read::content_info(message)?;
     let flavor = match ci.content_type {
         PKCS7_SIGNED => Flavor::Pkcs7,
         GM_SIGNED => Flavor::Gm,

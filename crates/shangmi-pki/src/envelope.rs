@@ -13,9 +13,9 @@ use cms::enveloped_data::{
     RecipientInfos,
 };
 use const_oid::ObjectIdentifier;
+use der::Encode;
 use der::asn1::{Any, OctetString};
 use der::referenced::OwnedToRef;
-use der::{Decode, Encode};
 use shangmi::sm2::{Format, SigningKey};
 use shangmi::sm4::Sm4;
 use shangmi::sm4::modes::{cbc, ecb, gcm::Sm4Gcm, padding};
@@ -423,9 +423,7 @@ pub fn decrypt(
     key: &SigningKey,
     cert: Option<&Certificate>,
 ) -> Result<Zeroizing<Vec<u8>>, Error> {
-    let der = crate::read::der_of(message, &["PKCS7", "CMS"], "CMS")?;
-    let der = crate::ber::to_der(&der)?;
-    let ci = ContentInfo::from_der(&der)?;
+    let ci = crate::read::content_info(message)?;
     if ci.content_type != PKCS7_ENVELOPED && ci.content_type != GM_ENVELOPED {
         return Err(Error::Unsupported(format!(
             "content type {} (EnvelopedData is {PKCS7_ENVELOPED} or {GM_ENVELOPED})",

@@ -86,6 +86,14 @@ pub(crate) fn der_of(data: &[u8], labels: &[&str], what: &str) -> Result<Vec<u8>
     })
 }
 
+/// The ContentInfo of a CMS message: DER or BER (indefinite lengths and chunked content, as
+/// Java and Windows write it), or PEM `PKCS7`, `CMS` or `PKCS #7 SIGNED DATA`.
+pub(crate) fn content_info(message: &[u8]) -> Result<cms::content_info::ContentInfo, Error> {
+    let der = der_of(message, &["PKCS7", "CMS", "PKCS #7 SIGNED DATA"], "CMS")?;
+    let der = crate::ber::to_der(&der)?;
+    Ok(cms::content_info::ContentInfo::from_der(&der)?)
+}
+
 /// Every certificate in `data` (PEM `CERTIFICATE` blocks, or one DER certificate).
 pub fn certificates(data: &[u8]) -> Result<Vec<Certificate>, Error> {
     blocks(data, &["CERTIFICATE", "X509 CERTIFICATE"], "certificate")

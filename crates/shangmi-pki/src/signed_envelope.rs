@@ -160,9 +160,7 @@ pub fn decrypt_and_verify(
     key: &SigningKey,
     verifier: &Verifier,
 ) -> Result<Opened, Error> {
-    let der = crate::read::der_of(message, &["PKCS7", "CMS"], "CMS")?;
-    let der = crate::ber::to_der(&der)?;
-    let ci = ContentInfo::from_der(&der)?;
+    let ci = crate::read::content_info(message)?;
     let flavor = match ci.content_type {
         PKCS7_SIGNED_ENVELOPED => Flavor::Pkcs7,
         GM_SIGNED_ENVELOPED => Flavor::Gm,
@@ -238,9 +236,7 @@ pub enum CmsKind {
 
 /// The kind of a CMS message (DER, BER or PEM), so a caller can pick the call that reads it.
 pub fn kind(message: &[u8]) -> Result<CmsKind, Error> {
-    let der = crate::read::der_of(message, &["PKCS7", "CMS", "PKCS #7 SIGNED DATA"], "CMS")?;
-    let der = crate::ber::to_der(&der)?;
-    let ci = ContentInfo::from_der(&der)?;
+    let ci = crate::read::content_info(message)?;
     Ok(match ci.content_type.to_string().as_str() {
         "1.2.840.113549.1.7.2" | "1.2.156.10197.6.1.4.2.2" => CmsKind::SignedData,
         "1.2.840.113549.1.7.3" | "1.2.156.10197.6.1.4.2.3" => CmsKind::EnvelopedData,
