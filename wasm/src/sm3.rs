@@ -1,8 +1,10 @@
 //! SM3: one-shot and streaming hashes, HMAC-SM3, the SM2 KDF and PBKDF2-HMAC-SM3.
 
+use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
+use zeroize::Zeroizing;
 
-use crate::fail;
+use crate::{fail, secret_out};
 
 /// SM3 of `data` (32 bytes).
 #[wasm_bindgen]
@@ -12,27 +14,47 @@ pub fn sm3(data: &[u8]) -> Vec<u8> {
 
 /// HMAC-SM3 of `data` under `key` (32 bytes).
 #[wasm_bindgen(js_name = hmacSm3)]
-pub fn hmac_sm3(key: &[u8], data: &[u8]) -> Vec<u8> {
-    shangmi::sm3::hmac(key, data).to_vec()
+pub fn hmac_sm3(key: Vec<u8>, data: &[u8]) -> Vec<u8> {
+    let key = Zeroizing::new(key);
+    shangmi::sm3::hmac(&key, data).to_vec()
+}
+
+/// A zeroed buffer of `length` bytes, or an error (not an abort that would leave the module
+/// unusable) when the module cannot have that much memory.
+fn buffer(length: usize, what: &str) -> Result<Vec<u8>, JsError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(length).map_err(|_| {
+        fail(
+            what,
+            format!("{length} bytes is more memory than the module has"),
+        )
+    })?;
+    out.resize(length, 0);
+    Ok(out)
 }
 
 /// `length` bytes of the SM2 key-derivation function of `z` (GB/T 32918.4).
 #[wasm_bindgen(js_name = sm3Kdf)]
-pub fn sm3_kdf(z: &[u8], length: usize) -> Result<Vec<u8>, JsError> {
-    shangmi::sm3::kdf(z, length).map_err(|e| fail("sm3Kdf", e))
+pub fn sm3_kdf(z: Vec<u8>, length: usize) -> Result<Uint8Array, JsError> {
+    let z = Zeroizing::new(z);
+    let mut out = Zeroizing::new(buffer(length, "sm3Kdf")?);
+    shangmi::sm3::kdf_into(&z, &mut out).map_err(|e| fail("sm3Kdf", e))?;
+    Ok(secret_out(out))
 }
 
 /// PBKDF2-HMAC-SM3: `length` bytes from `password` and `salt` after `iterations` rounds.
 #[wasm_bindgen(js_name = pbkdf2Sm3)]
 pub fn pbkdf2_sm3(
-    password: &[u8],
+    password: Vec<u8>,
     salt: &[u8],
     iterations: u32,
     length: usize,
-) -> Result<Vec<u8>, JsError> {
-    let mut out = vec![0u8; length];
-    shangmi::sm3::pbkdf2(password, salt, iterations, &mut out).map_err(|e| fail("pbkdf2Sm3", e))?;
-    Ok(out)
+) -> Result<Uint8Array, JsError> {
+    let password = Zeroizing::new(password);
+    let mut out = Zeroizing::new(buffer(length, "pbkdf2Sm3")?);
+    shangmi::sm3::pbkdf2(&password, salt, iterations, &mut out)
+        .map_err(|e| fail("pbkdf2Sm3", e))?;
+    Ok(secret_out(out))
 }
 
 /// A streaming SM3 hash: `update` as often as needed, then `digest` (which resets it).

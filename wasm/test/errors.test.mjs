@@ -48,3 +48,10 @@ test('after every failure the module still works', () => {
   assert.equal(k.publicKey().verify(s.utf8('x'), k.sign(s.utf8('x'))), true);
   assert.equal(s.toHex(s.sm3(s.utf8('abc'))).length, 64);
 });
+
+test('a length the module cannot hold is an error, and the module keeps working', () => {
+  assert.throws(() => s.pbkdf2Sm3(s.utf8('pw'), s.utf8('salt'), 1, 0xffffffff), s.ShangmiError);
+  assert.throws(() => s.sm3Kdf(new Uint8Array(64), 0xffffffff), s.ShangmiError);
+  assert.equal(s.sm3Kdf(new Uint8Array(64), 48).length, 48);
+  assert.equal(s.pbkdf2Sm3(s.utf8('pw'), s.utf8('salt'), 2, 32).length, 32);
+});
