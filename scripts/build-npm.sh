@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The npm package `shangmi`: the library's portable code built for wasm32-unknown-unknown,
-# wasm-bindgen's glue for browsers (ES module) and for Node (CommonJS), the API in wasm/js/
+# The npm package `shangmi`: the library's portable code built for wasm32-unknown-unknown
+# (scalar, and with SIMD128), wasm-bindgen's glue for browsers (ES module) and for Node
+# (CommonJS), the API in wasm/js/
 # wrapped as both, TypeScript declarations; packed by `npm pack` into
 # target/npm/shangmi-VERSION.tgz.
 # Usage: ./scripts/build-npm.sh        (./scripts/test-npm.sh, and so the test command, runs it)
@@ -43,16 +44,36 @@ pkg=$out/package
 rm -rf "$build" "$pkg"
 mkdir -p "$build" "$pkg"
 
-# The host's compiler flags (frame pointers, target-cpu) are not the module's.
-env -u RUSTFLAGS -u CARGO_BUILD_RUSTFLAGS RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
-  /usr/bin/cargo build -q --release --target wasm32-unknown-unknown \
-  -Z build-std=std,panic_abort --manifest-path wasm/Cargo.toml --target-dir target/wasm
-wasm=target/wasm/wasm32-unknown-unknown/release/shangmi_wasm.wasm
-"$BINDGEN" --remove-name-section --remove-producers-section --target web --out-dir "$pkg/web" "$wasm"
-"$BINDGEN" --remove-name-section --remove-producers-section --target nodejs --out-dir "$pkg/node" "$wasm"
+# Two modules: scalar, and with SIMD128 (SM4's bitsliced kernel on 128-bit planes), picked at
+# load by whether the engine validates a SIMD instruction. The host's compiler flags (frame
+# pointers, target-cpu) are not the modules'.
+build() { # target dir, extra rustflags
+  env -u CARGO_BUILD_RUSTFLAGS RUSTFLAGS="$2" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+    /usr/bin/cargo build -q --release --target wasm32-unknown-unknown \
+    -Z build-std=std,panic_abort --manifest-path wasm/Cargo.toml --target-dir "$1"
+}
+build target/wasm ""
+build target/wasm-simd "-C target-feature=+simd128"
+for target in web nodejs; do
+  dir=$pkg/${target%js}
+  "$BINDGEN" --remove-name-section --remove-producers-section --target $target --out-dir "$dir" \
+    target/wasm/wasm32-unknown-unknown/release/shangmi_wasm.wasm
+  # The same exports and imports, so the same glue: only the module file differs.
+  "$BINDGEN" --remove-name-section --remove-producers-section --target $target --out-dir "$build/$target" \
+    target/wasm-simd/wasm32-unknown-unknown/release/shangmi_wasm.wasm
+  cmp -s "$dir/shangmi_wasm.js" "$build/$target/shangmi_wasm.js" ||
+    { echo "build-npm: the SIMD module's glue differs from the scalar one's" >&2; exit 1; }
+  cp "$build/$target/shangmi_wasm_bg.wasm" "$dir/shangmi_wasm_simd_bg.wasm"
+done
 rm -f "$pkg"/web/*.d.ts "$pkg"/node/*.d.ts "$pkg"/web/package.json "$pkg"/node/package.json
-# The Node glue is CommonJS inside an otherwise ES package.
+# The Node glue is CommonJS inside an otherwise ES package; it loads the module the probe picks
+# (SHANGMI_WASM=scalar forces the scalar one, for tests).
 echo '{ "type": "commonjs" }' > "$pkg/node/package.json"
+probe='new Uint8Array([0,97,115,109,1,0,0,0,1,5,1,96,0,1,123,3,2,1,0,10,22,1,20,0,253,12,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,11])'
+pick_node="(WebAssembly.validate($probe) \&\& process.env.SHANGMI_WASM !== 'scalar' ? 'shangmi_wasm_simd_bg.wasm' : 'shangmi_wasm_bg.wasm')"
+sed -i "s|^const wasmPath = \`\${__dirname}/shangmi_wasm_bg.wasm\`;|const wasmPath = \`\${__dirname}/\${$pick_node}\`;|" "$pkg/node/shangmi_wasm.js"
+grep -q "shangmi_wasm_simd_bg.wasm" "$pkg/node/shangmi_wasm.js" ||
+  { echo "build-npm: could not make the Node glue pick its module" >&2; exit 1; }
 
 api=$(cat wasm/js/api.js)
 compat=$(cat wasm/js/sm-crypto.js)
@@ -62,7 +83,9 @@ names="ShangmiError, fromHex, toHex, utf8, fromUtf8, version, sm3, Sm3, hmacSm3,
 cat > "$pkg/index.mjs" <<JS
 import * as core from './web/shangmi_wasm.js';
 import { readFileSync } from 'node:fs';
-core.initSync({ module: readFileSync(new URL('./web/shangmi_wasm_bg.wasm', import.meta.url)) });
+const simd = WebAssembly.validate($probe) && process.env.SHANGMI_WASM !== 'scalar';
+const file = simd ? './web/shangmi_wasm_simd_bg.wasm' : './web/shangmi_wasm_bg.wasm';
+core.initSync({ module: readFileSync(new URL(file, import.meta.url)) });
 $api
 const api = shangmiApi(core);
 export const { $names } = api;
@@ -71,7 +94,9 @@ JS
 # Browsers and bundlers: fetched next to the module.
 cat > "$pkg/browser.mjs" <<JS
 import * as core from './web/shangmi_wasm.js';
-await core.default({ module_or_path: new URL('./web/shangmi_wasm_bg.wasm', import.meta.url) });
+const simd = WebAssembly.validate($probe);
+const file = simd ? './web/shangmi_wasm_simd_bg.wasm' : './web/shangmi_wasm_bg.wasm';
+await core.default({ module_or_path: new URL(file, import.meta.url) });
 $api
 const api = shangmiApi(core);
 export const { $names } = api;
@@ -129,4 +154,4 @@ cat > "$pkg/package.json" <<JSON
 }
 JSON
 (cd "$pkg" && npm pack --silent --pack-destination .. >/dev/null)
-echo "$out/shangmi-$version.tgz ($(gzip -c "$pkg/web/shangmi_wasm_bg.wasm" | wc -c) bytes of gzipped wasm)"
+echo "$out/shangmi-$version.tgz (gzipped: scalar module $(gzip -c "$pkg/web/shangmi_wasm_bg.wasm" | wc -c) bytes, SIMD128 module $(gzip -c "$pkg/web/shangmi_wasm_simd_bg.wasm" | wc -c))"

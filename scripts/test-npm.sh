@@ -18,7 +18,9 @@ cd "$scratch"
 echo '{ "name": "shangmi-npm-tests", "private": true, "type": "module" }' > package.json
 npm install --silent --no-audit --no-fund "../shangmi-$version.tgz" sm-crypto@0.5.8 sm-crypto-v2@1.15.1 \
   typescript@5.9
+# Each module: the SIMD128 one Node picks, and the scalar one engines without SIMD get.
 node --test --test-reporter=spec ./*.test.mjs
+SHANGMI_WASM=scalar node --test --test-reporter=dot ./*.test.mjs
 # The declarations, under --strict, against a use of every entry point.
 npx tsc --strict --noEmit --module nodenext --moduleResolution nodenext --target es2022 types.ts
 

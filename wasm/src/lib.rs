@@ -24,7 +24,15 @@ pub fn version() -> String {
                 .join(", ")
         })
         .unwrap_or_default();
-    format!("shangmi {} ({imps})", env!("CARGO_PKG_VERSION"))
+    let module = if cfg!(target_feature = "simd128") {
+        "simd128"
+    } else {
+        "scalar"
+    };
+    format!(
+        "shangmi {} ({imps}; wasm {module})",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 /// `bytes` handed to JavaScript as a new `Uint8Array`, the module's copy wiped.

@@ -28,6 +28,8 @@ pub mod modes;
 mod soft_bitsliced;
 mod soft_sbox;
 mod soft_word;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_simd128;
 mod stream;
 mod traits;
 #[cfg(target_arch = "x86_64")]
@@ -379,6 +381,20 @@ impl Sm4 {
 const BITSLICE_FROM: usize = 12;
 
 fn soft_crypt_blocks(rk: &[u32; 32], blocks: &mut [Block]) {
+    // WebAssembly with SIMD: 128 blocks a pass where there are more than 64.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let blocks = {
+        let wide = blocks.len() / wasm_simd128::WIDE_LANES * wasm_simd128::WIDE_LANES;
+        let (head, rest) = blocks.split_at_mut(wide);
+        for chunk in head.chunks_mut(wasm_simd128::WIDE_LANES) {
+            wasm_simd128::crypt128(rk, chunk);
+        }
+        if rest.len() > soft_bitsliced::LANES {
+            wasm_simd128::crypt128(rk, rest);
+            return;
+        }
+        rest
+    };
     for chunk in blocks.chunks_mut(soft_bitsliced::LANES) {
         if chunk.len() >= BITSLICE_FROM {
             soft_bitsliced::crypt64(rk, chunk);

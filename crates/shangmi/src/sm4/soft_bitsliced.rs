@@ -3,16 +3,27 @@
 //! planes, the rotations of L are a renaming of planes, so a round is a fixed sequence of ANDs
 //! and XORs with no table and nothing that depends on data or keys.
 
-use super::soft_sbox::{Plane, sbox};
+use super::soft_sbox::{Bits, sbox};
 use super::soft_word::{load, store};
 
 /// Blocks per pass.
 pub(crate) const LANES: usize = 64;
 
-type Word = [Plane; 32];
+/// One 32-bit word of the state as 32 planes.
+pub(crate) type Word<P> = [P; 32];
 
 /// Encrypts (or, with reversed round keys, decrypts) up to 64 blocks.
 pub(crate) fn crypt64(rk: &[u32; 32], blocks: &mut [[u8; 16]]) {
+    let mut x = planes(blocks);
+    rounds(rk, &mut x);
+    unplanes(&x, blocks);
+    for w in &mut x {
+        zeroize::Zeroize::zeroize(w);
+    }
+}
+
+/// Up to 64 blocks as the four state words' planes (lanes past the blocks are zero).
+pub(crate) fn planes(blocks: &[[u8; 16]]) -> [Word<u64>; 4] {
     debug_assert!(blocks.len() <= LANES);
     let mut rows = [[0u64; LANES]; 2];
     for (k, block) in blocks.iter().enumerate() {
@@ -22,7 +33,7 @@ pub(crate) fn crypt64(rk: &[u32; 32], blocks: &mut [[u8; 16]]) {
     }
     transpose64(&mut rows[0]);
     transpose64(&mut rows[1]);
-    let split = |planes: &[u64; 64]| -> (Word, Word) {
+    let split = |planes: &[u64; 64]| -> (Word<u64>, Word<u64>) {
         (
             core::array::from_fn(|b| planes[32 + b]),
             core::array::from_fn(|b| planes[b]),
@@ -30,17 +41,22 @@ pub(crate) fn crypt64(rk: &[u32; 32], blocks: &mut [[u8; 16]]) {
     };
     let (x0, x1) = split(&rows[0]);
     let (x2, x3) = split(&rows[1]);
-    let mut x = [x0, x1, x2, x3];
+    zeroize::Zeroize::zeroize(&mut rows);
+    [x0, x1, x2, x3]
+}
 
+/// The 32 rounds on planes of any width: the S-box circuit on each byte's eight planes, L
+/// as a renaming of planes.
+#[inline(always)]
+pub(crate) fn rounds<P: Bits>(rk: &[u32; 32], x: &mut [Word<P>; 4]) {
     for (i, &k) in rk.iter().enumerate() {
         let [a, b, c, d] = [i % 4, (i + 1) % 4, (i + 2) % 4, (i + 3) % 4];
-        let mut t: Word = core::array::from_fn(|bit| {
-            let key_bit = crate::ct::mask(u64::from(k >> bit & 1));
-            x[b][bit] ^ x[c][bit] ^ x[d][bit] ^ key_bit
+        let mut t: Word<P> = core::array::from_fn(|bit| {
+            x[b][bit] ^ x[c][bit] ^ x[d][bit] ^ P::splat_bit(u64::from(k >> bit & 1))
         });
         for q in 0..4 {
-            let byte: [Plane; 8] = core::array::from_fn(|i| t[8 * q + i]);
-            let s = sbox(byte, !0);
+            let byte: [P; 8] = core::array::from_fn(|i| t[8 * q + i]);
+            let s = sbox(byte, !P::ZERO);
             t[8 * q..8 * q + 8].copy_from_slice(&s);
         }
         // L: bit b of rotl(s, r) is bit (b - r) mod 32 of s.
@@ -49,13 +65,14 @@ pub(crate) fn crypt64(rk: &[u32; 32], blocks: &mut [[u8; 16]]) {
             x[a][bit] ^= t[bit] ^ r(bit, 2) ^ r(bit, 10) ^ r(bit, 18) ^ r(bit, 24);
         }
     }
+}
 
-    // After 32 rounds x = [X32, X33, X34, X35]; the output is X35, X34, X33, X32.
-    let join = |hi: &Word, lo: &Word| -> [u64; 64] {
+/// The state after the rounds back into `blocks`: X35, X34, X33, X32.
+pub(crate) fn unplanes(x: &[Word<u64>; 4], blocks: &mut [[u8; 16]]) {
+    let join = |hi: &Word<u64>, lo: &Word<u64>| -> [u64; 64] {
         core::array::from_fn(|j| if j < 32 { lo[j] } else { hi[j - 32] })
     };
-    rows[0] = join(&x[3], &x[2]);
-    rows[1] = join(&x[1], &x[0]);
+    let mut rows = [join(&x[3], &x[2]), join(&x[1], &x[0])];
     transpose64(&mut rows[0]);
     transpose64(&mut rows[1]);
     for (k, block) in blocks.iter_mut().enumerate() {
@@ -68,9 +85,6 @@ pub(crate) fn crypt64(rk: &[u32; 32], blocks: &mut [[u8; 16]]) {
         store(&words, block);
     }
     zeroize::Zeroize::zeroize(&mut rows);
-    for w in &mut x {
-        zeroize::Zeroize::zeroize(w);
-    }
 }
 
 /// Transposes a 64x64 bit matrix: bit j of row k moves to bit k of row j.

@@ -12,18 +12,40 @@ use super::constants::{TOWER_IN, TOWER_IN_C, TOWER_LAMBDA, TOWER_OUT, TOWER_OUT_
 /// One bit position of many bytes.
 pub(crate) type Plane = u64;
 
+/// What the circuit needs of a plane: bitwise AND, XOR and NOT, and zero. `u64` natively; a
+/// 128-bit vector in WebAssembly with SIMD.
+pub(crate) trait Bits:
+    Copy
+    + core::ops::BitAnd<Output = Self>
+    + core::ops::BitXor<Output = Self>
+    + core::ops::BitXorAssign
+    + core::ops::Not<Output = Self>
+{
+    const ZERO: Self;
+    /// The plane with every bit equal to `bit`, 0 or 1 (a key bit; constant time).
+    fn splat_bit(bit: u64) -> Self;
+}
+
+impl Bits for u64 {
+    const ZERO: u64 = 0;
+    #[inline(always)]
+    fn splat_bit(bit: u64) -> u64 {
+        crate::ct::mask(bit)
+    }
+}
+
 /// GF(4) element: [bit0, bit1] of a1 W + a0, W^2 = W + 1.
-type G4 = [Plane; 2];
+type G4<P> = [P; 2];
 /// GF(16) element: [low GF(4), high GF(4)] of h Z + l, Z^2 = Z + W.
-type G16 = [G4; 2];
+type G16<P> = [G4<P>; 2];
 
 #[inline(always)]
-fn x4(a: G4, b: G4) -> G4 {
+fn x4<P: Bits>(a: G4<P>, b: G4<P>) -> G4<P> {
     [a[0] ^ b[0], a[1] ^ b[1]]
 }
 
 #[inline(always)]
-fn mul4(a: G4, b: G4) -> G4 {
+fn mul4<P: Bits>(a: G4<P>, b: G4<P>) -> G4<P> {
     let t = (a[0] ^ a[1]) & (b[0] ^ b[1]);
     let lo = a[0] & b[0];
     [(a[1] & b[1]) ^ lo, t ^ lo]
@@ -31,44 +53,50 @@ fn mul4(a: G4, b: G4) -> G4 {
 
 /// Squaring (and, for non-zero elements, inversion) in GF(4): linear.
 #[inline(always)]
-fn sq4(a: G4) -> G4 {
+fn sq4<P: Bits>(a: G4<P>) -> G4<P> {
     [a[0] ^ a[1], a[1]]
 }
 
 /// Multiplication by W.
 #[inline(always)]
-fn mul4_w(a: G4) -> G4 {
+fn mul4_w<P: Bits>(a: G4<P>) -> G4<P> {
     [a[1], a[0] ^ a[1]]
 }
 
 #[inline(always)]
-fn x16(a: G16, b: G16) -> G16 {
+fn x16<P: Bits>(a: G16<P>, b: G16<P>) -> G16<P> {
     [x4(a[0], b[0]), x4(a[1], b[1])]
 }
 
 #[inline(always)]
-fn mul16(a: G16, b: G16) -> G16 {
+fn mul16<P: Bits>(a: G16<P>, b: G16<P>) -> G16<P> {
     let t = mul4(x4(a[0], a[1]), x4(b[0], b[1]));
     let lo = mul4(a[0], b[0]);
     [x4(mul4_w(mul4(a[1], b[1])), lo), x4(t, lo)]
 }
 
 #[inline(always)]
-fn sq16(a: G16) -> G16 {
+fn sq16<P: Bits>(a: G16<P>) -> G16<P> {
     let h = sq4(a[1]);
     [x4(mul4_w(h), sq4(a[0])), h]
 }
 
 /// Multiplication by the constant lambda; the ANDs with all-zero or all-one planes fold away.
 #[inline(always)]
-fn mul16_lambda(a: G16) -> G16 {
-    let bit = |i: u32| -> Plane { if TOWER_LAMBDA >> i & 1 == 1 { !0 } else { 0 } };
+fn mul16_lambda<P: Bits>(a: G16<P>) -> G16<P> {
+    let bit = |i: u32| -> P {
+        if TOWER_LAMBDA >> i & 1 == 1 {
+            !P::ZERO
+        } else {
+            P::ZERO
+        }
+    };
     mul16(a, [[bit(0), bit(1)], [bit(2), bit(3)]])
 }
 
 /// For h Z + l: the inverse is (h D^-1) Z + (h + l) D^-1 with D = h^2 W + h l + l^2.
 #[inline(always)]
-fn inv16(a: G16) -> G16 {
+fn inv16<P: Bits>(a: G16<P>) -> G16<P> {
     let [l, h] = a;
     let d = x4(x4(mul4_w(sq4(h)), mul4(h, l)), sq4(l));
     let d_inv = sq4(d);
@@ -77,7 +105,7 @@ fn inv16(a: G16) -> G16 {
 
 /// The same formula one level up, with Y^2 = Y + lambda.
 #[inline(always)]
-fn inv256(a: [G16; 2]) -> [G16; 2] {
+fn inv256<P: Bits>(a: [G16<P>; 2]) -> [G16<P>; 2] {
     let [l, h] = a;
     let d = x16(x16(mul16_lambda(sq16(h)), mul16(h, l)), sq16(l));
     let d_inv = inv16(d);
@@ -86,10 +114,10 @@ fn inv256(a: [G16; 2]) -> [G16; 2] {
 
 /// `m * x + c` on planes; `ones` is the plane with a 1 in every used bit position.
 #[inline(always)]
-fn affine(m: &[u8; 8], c: u8, x: &[Plane; 8], ones: Plane) -> [Plane; 8] {
-    let mut out = [0; 8];
+fn affine<P: Bits>(m: &[u8; 8], c: u8, x: &[P; 8], ones: P) -> [P; 8] {
+    let mut out = [P::ZERO; 8];
     for (i, o) in out.iter_mut().enumerate() {
-        let mut acc = if c >> i & 1 == 1 { ones } else { 0 };
+        let mut acc = if c >> i & 1 == 1 { ones } else { P::ZERO };
         for (j, xj) in x.iter().enumerate() {
             if m[i] >> j & 1 == 1 {
                 acc ^= *xj;
@@ -102,7 +130,7 @@ fn affine(m: &[u8; 8], c: u8, x: &[Plane; 8], ones: Plane) -> [Plane; 8] {
 
 /// The SM4 S-box on every byte the planes hold. `ones` marks the bit positions in use.
 #[inline(always)]
-pub(crate) fn sbox(x: [Plane; 8], ones: Plane) -> [Plane; 8] {
+pub(crate) fn sbox<P: Bits>(x: [P; 8], ones: P) -> [P; 8] {
     let t = affine(&TOWER_IN, TOWER_IN_C, &x, ones);
     let v = inv256([[[t[0], t[1]], [t[2], t[3]]], [[t[4], t[5]], [t[6], t[7]]]]);
     let [[[v0, v1], [v2, v3]], [[v4, v5], [v6, v7]]] = v;
