@@ -28,10 +28,10 @@ pub mod modes;
 mod soft_bitsliced;
 mod soft_sbox;
 mod soft_word;
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod wasm_simd128;
 mod stream;
 mod traits;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_simd128;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]

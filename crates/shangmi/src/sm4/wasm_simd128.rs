@@ -4,7 +4,9 @@
 //! halves, the halves' planes paired into vectors, and the same circuit runs on them: AND, XOR
 //! and NOT only, nothing that depends on data or keys.
 
-use core::arch::wasm32::{u64x2, u64x2_extract_lane, u64x2_splat, v128, v128_and, v128_not, v128_xor};
+use core::arch::wasm32::{
+    u64x2, u64x2_extract_lane, u64x2_splat, v128, v128_and, v128_not, v128_xor,
+};
 
 use super::soft_bitsliced::{LANES, Word, planes, rounds, unplanes};
 use super::soft_sbox::Bits;
