@@ -45,20 +45,22 @@ fn shangmi_client_to_gmtls_server() {
     let dir = tempfile::tempdir().unwrap();
     tlcp_pki(dir.path());
     for certs in [false, true] {
-        let port = free_port();
-        let mut cmd = Command::new(&peer);
-        cmd.args([
-            "server",
-            &format!("127.0.0.1:{port}"),
-            "ss.pem",
-            "ss.key",
-            "se.pem",
-            "se.key",
-        ]);
-        if certs {
-            cmd.arg("ca.pem");
-        }
-        let _server = peer_server(dir.path(), cmd, port);
+        let server = peer_server(dir.path(), |port| {
+            let mut cmd = Command::new(&peer);
+            cmd.args([
+                "server",
+                &format!("127.0.0.1:{port}"),
+                "ss.pem",
+                "ss.key",
+                "se.pem",
+                "se.key",
+            ]);
+            if certs {
+                cmd.arg("ca.pem");
+            }
+            cmd
+        });
+        let port = server.port;
         let mut c = shangmi();
         c.args([
             "tlcp",

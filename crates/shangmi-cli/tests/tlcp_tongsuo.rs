@@ -27,7 +27,12 @@ fn tongsuo() -> Option<std::path::PathBuf> {
 
 /// Tongsuo's NTLS server reversing each line; `client_auth` requires client certificates.
 fn tongsuo_server(dir: &Path, tool: &Path, suite: &str, client_auth: bool) -> Server {
-    let port = free_port();
+    peer_server(dir, |port| {
+        tongsuo_server_command(tool, port, suite, client_auth)
+    })
+}
+
+fn tongsuo_server_command(tool: &Path, port: u16, suite: &str, client_auth: bool) -> Command {
     let mut cmd = Command::new(tool);
     cmd.args([
         "s_server",
@@ -50,7 +55,7 @@ fn tongsuo_server(dir: &Path, tool: &Path, suite: &str, client_auth: bool) -> Se
     if client_auth {
         cmd.args(["-CAfile", "ca.pem", "-Verify", "1", "-verify_return_error"]);
     }
-    peer_server(dir, cmd, port)
+    cmd
 }
 
 fn shangmi_connect(dir: &Path, port: u16, suite: &str, extra: &[&str], input: &[u8]) -> Ran {

@@ -24,13 +24,14 @@ const SM_ARGS: [&str; 6] = [
 /// The peer's s_server answering GET with its status page (which names the suite, and
 /// whether the session was reused).
 fn openssl_server(dir: &Path, tool: &Path, extra: &[&str]) -> Server {
-    let port = free_port();
-    let mut cmd = Command::new(tool);
-    cmd.args(["s_server", "-accept", &format!("127.0.0.1:{port}")])
-        .args(["-cert", "server.pem", "-key", "server.key", "-www"])
-        .args(SM_ARGS)
-        .args(extra);
-    peer_server(dir, cmd, port)
+    peer_server(dir, |port| {
+        let mut cmd = Command::new(tool);
+        cmd.args(["s_server", "-accept", &format!("127.0.0.1:{port}")])
+            .args(["-cert", "server.pem", "-key", "server.key", "-www"])
+            .args(SM_ARGS)
+            .args(extra);
+        cmd
+    })
 }
 
 fn connect(dir: &Path, port: u16, extra: &[&str]) -> Ran {

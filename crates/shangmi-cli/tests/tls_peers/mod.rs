@@ -326,16 +326,38 @@ pub const TLCP_CLIENT_PAIR: [&str; 8] = [
 ];
 
 /// Any peer server command, given its port; returns once it accepts.
-pub fn peer_server(dir: &Path, mut cmd: Command, port: u16) -> Server {
-    let child = cmd
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for(port);
-    Server { child, port }
+pub fn peer_server(dir: &Path, make: impl Fn(u16) -> Command) -> Server {
+    // The free port is released before the peer binds it: another test's server may take it
+    // meanwhile, the peer then fails to bind and exits, and a connection would reach the
+    // wrong server. So the peer must still be running once its port accepts, or it is started
+    // again on another port.
+    for _ in 0..5 {
+        let port = free_port();
+        let mut child = make(port)
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                std::thread::sleep(Duration::from_millis(100));
+                if child.try_wait().unwrap().is_none() {
+                    return Server { child, port };
+                }
+                break;
+            }
+            assert!(Instant::now() < deadline, "nothing listens on {port}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.wait();
+    }
+    panic!("the peer server exited five times before it listened");
 }
 
 /// Output of a finished command with stdin fed, bounded in time.
