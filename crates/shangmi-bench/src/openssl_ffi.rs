@@ -1,5 +1,6 @@
-//! OpenSSL 3's X9.63 KDF, which the `openssl` crate does not wrap. With SM3 and no shared info
-//! it is exactly the SM2 KDF: SM3(Z || counter) for counters from 1.
+//! What the bench needs of OpenSSL 3 that the `openssl` crate does not wrap: the X9.63 KDF
+//! (with SM3 and no shared info exactly the SM2 KDF: SM3(Z || counter) for counters from 1),
+//! and a certificate's SM2 distinguishing ID.
 #![allow(unsafe_code)]
 
 use std::ffi::{CStr, c_void};
@@ -14,6 +15,24 @@ unsafe extern "C" {
         buf: *mut std::ffi::c_char,
         bsize: usize,
     ) -> ffi::OSSL_PARAM;
+    fn X509_set0_distinguishing_id(x: *mut ffi::X509, id: *mut ffi::ASN1_STRING);
+}
+
+/// Makes OpenSSL check `x`'s signature with the SM2 ID `id` (3.0 uses an empty ID unless the
+/// certificate carries one).
+pub fn set_distinguishing_id(x: &openssl::x509::X509, id: &[u8]) {
+    use foreign_types::ForeignType;
+    // SAFETY: a fresh OCTET STRING takes a copy of `id`; X509_set0_distinguishing_id takes
+    // ownership of it, and `x` outlives the call.
+    unsafe {
+        let s = ffi::ASN1_STRING_type_new(ffi::V_ASN1_OCTET_STRING);
+        assert!(!s.is_null());
+        assert_eq!(
+            ffi::ASN1_STRING_set(s, id.as_ptr().cast(), id.len() as _),
+            1
+        );
+        X509_set0_distinguishing_id(x.as_ptr(), s);
+    }
 }
 
 /// Fills `out` with X963KDF-SM3(z). Panics if OpenSSL lacks the KDF (the bench is then

@@ -3,21 +3,18 @@
 //! attributes, the intermediate included, the chain checked), beside OpenSSL 3's
 //! `X509_verify_cert` in this process and gmsm's smx509/pkcs7 in `bench/go`, which reads the
 //! same certificates and key from [`dir`].
-#![allow(unsafe_code)]
-
 use std::path::PathBuf;
 
 use der::EncodePem;
 use der::pem::LineEnding;
-use foreign_types::ForeignType;
 use openssl::stack::Stack;
 use openssl::x509::store::{X509Store, X509StoreBuilder};
 use openssl::x509::{X509, X509StoreContext};
-use openssl_sys as ffi;
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{Certificate, CmsSigner, Flavor, Issue, Verifier};
 
-use crate::harness::{Candidate, Case, Unit};
+use crate::harness::{Candidate, Case};
+use crate::sm2_ops::per_op;
 
 /// Where the chain is written for the Go peers (under the workspace's target directory).
 pub fn dir() -> PathBuf {
@@ -65,27 +62,11 @@ fn write(c: &Chain) -> std::io::Result<()> {
     std::fs::write(d.join("leaf.key"), key.as_bytes())
 }
 
-unsafe extern "C" {
-    // OpenSSL 3's; openssl-sys does not declare it.
-    fn X509_set0_distinguishing_id(x: *mut ffi::X509, id: *mut ffi::ASN1_STRING);
-}
-
 /// `cert` for OpenSSL, its signature checked with GM/T 0009's SM2 ID (OpenSSL 3.0 uses an
 /// empty ID unless a certificate carries one).
 fn openssl_cert(c: &Certificate) -> X509 {
     let x = X509::from_pem(pem(c).as_bytes()).expect("OpenSSL reads the certificate");
-    let id = shangmi::sm2::DEFAULT_ID;
-    // SAFETY: a fresh OCTET STRING takes a copy of `id`; X509_set0_distinguishing_id takes
-    // ownership of it, and `x` outlives the call.
-    unsafe {
-        let s = ffi::ASN1_STRING_type_new(ffi::V_ASN1_OCTET_STRING);
-        assert!(!s.is_null());
-        assert_eq!(
-            ffi::ASN1_STRING_set(s, id.as_ptr().cast(), id.len() as _),
-            1
-        );
-        X509_set0_distinguishing_id(x.as_ptr(), s);
-    }
+    crate::openssl_ffi::set_distinguishing_id(&x, shangmi::sm2::DEFAULT_ID);
     x
 }
 
@@ -99,17 +80,6 @@ fn openssl_verify(store: &X509Store, leaf: &X509, mid: &Stack<X509>) -> bool {
     let mut ctx = X509StoreContext::new().expect("context");
     ctx.init(store, leaf, mid, |c| c.verify_cert())
         .expect("X509_verify_cert ran")
-}
-
-fn per_op(op: &'static str, candidates: Vec<Candidate>) -> Case {
-    Case {
-        op,
-        size: None,
-        unit: Unit::OpsPerSec,
-        work: 1.0,
-        out_len: 1,
-        candidates,
-    }
 }
 
 pub fn cases() -> Vec<Case> {
