@@ -327,6 +327,7 @@ pub(crate) fn verify_signers(
                     cert.tbs_certificate().subject()
                 ))
             })?;
+        crate::usage::check_signing(cert, crate::Purpose::Document)?;
         verifier.verify(cert, certs)?;
         signers.push(cert.clone());
     }

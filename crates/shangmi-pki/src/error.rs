@@ -27,6 +27,10 @@ pub enum Rule {
     TooLong,
     /// An unknown extension is marked critical.
     CriticalExtension,
+    /// It is not for the host name or address asked for.
+    Name,
+    /// Its extended key usage does not allow what it was used for.
+    ExtendedKeyUsage,
 }
 
 impl fmt::Display for Rule {
@@ -42,6 +46,8 @@ impl fmt::Display for Rule {
             Rule::Crl => "CRL",
             Rule::TooLong => "chain length",
             Rule::CriticalExtension => "critical extension",
+            Rule::Name => "name",
+            Rule::ExtendedKeyUsage => "extended key usage",
         })
     }
 }

@@ -27,10 +27,12 @@ mod envelope;
 mod envkey;
 mod error;
 mod issue;
+mod name;
 mod read;
 mod signed_envelope;
 mod signer;
 mod text;
+mod usage;
 mod verify;
 
 pub use alg::{SM2_WITH_SM3, public_key};
@@ -49,12 +51,14 @@ pub use envelope::{
 pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_sign_request, self_signed, sign_request};
+pub use name::check_host;
 pub use read::{certificate_ders, certificates, crls, requests, verify_request};
 pub use signed_envelope::{
     CmsKind, Opened, decrypt_and_verify as cms_decrypt_and_verify, kind as cms_kind,
     sign_and_encrypt as cms_sign_and_encrypt,
 };
 pub use text::{describe_certificate, describe_crl, describe_request};
+pub use usage::{Purpose, check_extended, check_signing};
 pub use verify::Verifier;
 pub use x509_cert::{Certificate, crl::CertificateList, request::CertReq};
 

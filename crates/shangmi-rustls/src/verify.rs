@@ -127,25 +127,24 @@ pub fn verify_tls13_sm2(
     Ok(HandshakeSignatureValid::assertion())
 }
 
-/// webpki checks extended key usage but not key usage: an end-entity certificate whose key
-/// usage is present and leaves out digitalSignature may not sign a handshake (RFC 5280
-/// section 4.2.1.3; GM/T 0015 issues separate signing and encryption certificates, and an
-/// encryption certificate offered for TLS is this case).
-fn check_key_usage(end_entity: &CertificateDer<'_>) -> Result<(), Error> {
-    use x509_cert::ext::pkix::KeyUsage;
-    let bad = || Error::InvalidCertificate(CertificateError::BadEncoding);
-    let cert = shangmi_pki::Certificate::from_der(end_entity.as_ref()).map_err(|_| bad())?;
-    let Some(exts) = cert.tbs_certificate().extensions() else {
-        return Ok(());
-    };
-    for ext in exts
-        .iter()
-        .filter(|e| e.extn_id == const_oid::db::rfc5280::ID_CE_KEY_USAGE)
-    {
-        let ku = KeyUsage::from_der(ext.extn_value.as_bytes()).map_err(|_| bad())?;
-        if !ku.digital_signature() {
-            return Err(Error::InvalidCertificate(CertificateError::InvalidPurpose));
-        }
+/// webpki checks extended key usage and names, but not key usage: an end-entity certificate
+/// whose key usage is present and leaves out digitalSignature may not sign a handshake (RFC
+/// 5280 section 4.2.1.3; GM/T 0015 issues separate signing and encryption certificates, and
+/// the encryption keys are escrowed, so an encryption certificate must not log anyone in).
+/// The name is checked again with the rule TLCP and the gateway use, so no protocol of
+/// shangmi's accepts a certificate for a host that another would refuse.
+fn check_end_entity(
+    end_entity: &CertificateDer<'_>,
+    purpose: shangmi_pki::Purpose,
+    host: Option<&ServerName<'_>>,
+) -> Result<(), Error> {
+    let cert = shangmi_pki::Certificate::from_der(end_entity.as_ref())
+        .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))?;
+    shangmi_pki::check_signing(&cert, purpose)
+        .map_err(|_| Error::InvalidCertificate(CertificateError::InvalidPurpose))?;
+    if let Some(host) = host {
+        shangmi_pki::check_host(&cert, &host.to_str())
+            .map_err(|_| Error::InvalidCertificate(CertificateError::NotValidForName))?;
     }
     Ok(())
 }
@@ -240,7 +239,11 @@ impl ServerCertVerifier for Sm2ServerVerifier {
             ocsp_response,
             now,
         )?;
-        check_key_usage(end_entity)?;
+        check_end_entity(
+            end_entity,
+            shangmi_pki::Purpose::ServerAuth,
+            Some(server_name),
+        )?;
         Ok(ok)
     }
 
@@ -293,8 +296,11 @@ impl ClientCertVerifier for Sm2ClientVerifier {
         intermediates: &[CertificateDer<'_>],
         now: UnixTime,
     ) -> Result<ClientCertVerified, Error> {
-        self.inner
-            .verify_client_cert(end_entity, intermediates, now)
+        let ok = self
+            .inner
+            .verify_client_cert(end_entity, intermediates, now)?;
+        check_end_entity(end_entity, shangmi_pki::Purpose::ClientAuth, None)?;
+        Ok(ok)
     }
 
     handshake_signatures!();

@@ -78,6 +78,28 @@ fn client_certificates_are_required_and_checked() {
 }
 
 #[test]
+fn an_encryption_only_client_certificate_does_not_log_in() {
+    // GM/T encryption keys are escrowed: their certificates must not authenticate a client.
+    let enc_only = shangmi_pki::Issue {
+        key_usage: Some(x509_cert::ext::pkix::KeyUsage(
+            x509_cert::ext::pkix::KeyUsages::KeyEncipherment.into(),
+        )),
+        ..shangmi_pki::Issue::leaf(365)
+    };
+    let pki = common::pki_issued(shangmi_pki::Issue::leaf(365), enc_only);
+    let server = Arc::new(server_config(&pki, sm_provider(), true));
+    let client = Arc::new(client_config(&pki, sm_provider(), true));
+    let (_, _, r) = connect(&client, &server);
+    assert!(
+        matches!(
+            r,
+            Err(Error::InvalidCertificate(_)) | Err(Error::AlertReceived(_))
+        ),
+        "{r:?}"
+    );
+}
+
+#[test]
 fn a_server_outside_the_trusted_roots_is_refused() {
     let pki = pki();
     let other = common::pki();

@@ -8,7 +8,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::codec::{Reader, put_u24, put_vec16};
-use crate::config::{ClientConfig, Session, verify_pair};
+use crate::config::{ClientConfig, Peer, Session, verify_pair};
 use crate::conn::{Agreed, Connection, random32};
 use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
@@ -142,7 +142,8 @@ impl ClientState {
             }
             (Step::Certificate, messages::CERTIFICATE) => {
                 let certs = messages::parse_certificates(body)?;
-                let (sign, enc) = verify_pair(&self.config.verifier, &certs, Some(&self.name))?;
+                let (sign, enc) =
+                    verify_pair(&self.config.verifier, &certs, Peer::Server(&self.name))?;
                 self.server_sign = Some(sign);
                 self.server_enc = Some(enc);
                 self.peer_certs = certs;

@@ -8,8 +8,7 @@ use std::sync::Mutex;
 use der::{Decode, Encode};
 use shangmi::sm2::{SigningKey, VerifyingKey};
 use shangmi_pki::{Certificate, Verifier};
-use x509_cert::ext::pkix::name::GeneralName;
-use x509_cert::ext::pkix::{KeyUsage, KeyUsages, SubjectAltName};
+use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
 use zeroize::Zeroizing;
 
 use crate::error::Error;
@@ -222,17 +221,37 @@ pub(crate) fn check_usage(der: &[u8], role: Role, what: &str) -> Result<(), Erro
 pub(crate) fn verify_pair(
     verifier: &Verifier,
     certs: &[Vec<u8>],
-    name: Option<&str>,
+    peer: Peer<'_>,
 ) -> Result<(VerifyingKey, VerifyingKey), Error> {
     if certs.len() < 2 {
         return Err(Error::Certificate(
             "one certificate where TLCP sends two (signing, then encryption)".into(),
         ));
     }
-    let sign = verify_signing(verifier, certs, name)?;
+    let sign = verify_signing(verifier, certs, peer)?;
     verify_one(verifier, certs, 1, "encryption certificate")?;
     check_usage(&certs[1], Role::Encrypt, "encryption certificate")?;
+    shangmi_pki::check_extended(&parse(&certs[1])?, peer.purpose())
+        .map_err(|e| Error::Certificate(format!("encryption certificate: {e}")))?;
     Ok((sign, public_key(&certs[1])?))
+}
+
+/// Whose certificates are being verified.
+#[derive(Clone, Copy)]
+pub(crate) enum Peer<'a> {
+    /// A server's, which must be for this host name or address.
+    Server(&'a str),
+    /// A client's.
+    Client,
+}
+
+impl Peer<'_> {
+    fn purpose(self) -> shangmi_pki::Purpose {
+        match self {
+            Peer::Server(_) => shangmi_pki::Purpose::ServerAuth,
+            Peer::Client => shangmi_pki::Purpose::ClientAuth,
+        }
+    }
 }
 
 /// A client's signing certificate alone: what an ECC suite uses of a client (some clients,
@@ -240,11 +259,12 @@ pub(crate) fn verify_pair(
 pub(crate) fn verify_signing(
     verifier: &Verifier,
     certs: &[Vec<u8>],
-    name: Option<&str>,
+    peer: Peer<'_>,
 ) -> Result<VerifyingKey, Error> {
     verify_one(verifier, certs, 0, "signing certificate")?;
-    check_usage(&certs[0], Role::Sign, "signing certificate")?;
-    if let Some(name) = name {
+    shangmi_pki::check_signing(&parse(&certs[0])?, peer.purpose())
+        .map_err(|e| Error::Certificate(format!("signing certificate: {e}")))?;
+    if let Peer::Server(name) = peer {
         check_name(&certs[0], name)?;
     }
     public_key(&certs[0])
@@ -263,69 +283,8 @@ fn verify_one(verifier: &Verifier, certs: &[Vec<u8>], i: usize, what: &str) -> R
         .map_err(|e| Error::Certificate(format!("{what}: {e}")))
 }
 
-fn matches(pattern: &str, name: &str) -> bool {
-    let (p, n) = (pattern.to_ascii_lowercase(), name.to_ascii_lowercase());
-    match p.strip_prefix("*.") {
-        Some(rest) => n
-            .split_once('.')
-            .is_some_and(|(head, tail)| !head.is_empty() && tail == rest),
-        None => p == n,
-    }
-}
-
-/// The name on the signing certificate: its DNS names (or IP text) when it has any, its common
-/// name otherwise (TLCP certificates often carry only that).
+/// The name on the signing certificate: the check every shangmi protocol shares.
 fn check_name(der: &[u8], name: &str) -> Result<(), Error> {
-    let c = parse(der)?;
-    let san = c
-        .tbs_certificate()
-        .get_extension::<SubjectAltName>()
-        .map_err(|e| Error::Certificate(format!("subject alternative name: {e}")))?;
-    if let Some((_, san)) = san {
-        let mut any = false;
-        for g in &san.0 {
-            match g {
-                GeneralName::DnsName(d) => {
-                    any = true;
-                    if matches(d.as_str(), name) {
-                        return Ok(());
-                    }
-                }
-                GeneralName::IpAddress(ip) => {
-                    any = true;
-                    let text = match ip.as_bytes().len() {
-                        4 => {
-                            let b = ip.as_bytes();
-                            format!("{}.{}.{}.{}", b[0], b[1], b[2], b[3])
-                        }
-                        16 => {
-                            let b: [u8; 16] = ip.as_bytes().try_into().unwrap_or([0; 16]);
-                            std::net::Ipv6Addr::from(b).to_string()
-                        }
-                        _ => String::new(),
-                    };
-                    if text == name {
-                        return Ok(());
-                    }
-                }
-                _ => {}
-            }
-        }
-        if any {
-            return Err(Error::Certificate(format!(
-                "the signing certificate is not for {name}"
-            )));
-        }
-    }
-    let subject = c.tbs_certificate().subject().to_string();
-    let cn = subject
-        .split(',')
-        .filter_map(|p| p.trim().strip_prefix("CN="))
-        .next_back();
-    match cn {
-        Some(cn) if matches(cn, name) => Ok(()),
-        _ => Err(Error::Certificate(format!(
-            "the signing certificate is not for {name} (subject {subject})"
-        ))),
-    }
+    shangmi_pki::check_host(&parse(der)?, name)
+        .map_err(|e| Error::Certificate(format!("signing certificate: {e}")))
 }

@@ -9,7 +9,7 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::codec::{Reader, put_u24, put_vec16};
-use crate::config::{ServerConfig, Session, verify_pair, verify_signing};
+use crate::config::{Peer, ServerConfig, Session, verify_pair, verify_signing};
 use crate::conn::{Agreed, Connection, random32};
 use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
@@ -89,11 +89,11 @@ impl ServerState {
                     .ok_or(Error::Internal("client auth"))?;
                 // ECDHE needs the client's encryption key; ECC suites only its signing one.
                 if self.suite.key_exchange() == KeyExchange::Ecdhe || certs.len() > 1 {
-                    let (sign, enc) = verify_pair(verifier, &certs, None)?;
+                    let (sign, enc) = verify_pair(verifier, &certs, Peer::Client)?;
                     self.client_sign = Some(sign);
                     self.client_enc = Some(enc);
                 } else {
-                    self.client_sign = Some(verify_signing(verifier, &certs, None)?);
+                    self.client_sign = Some(verify_signing(verifier, &certs, Peer::Client)?);
                 }
                 self.client_certs = certs;
                 conn.transcript.update(msg);

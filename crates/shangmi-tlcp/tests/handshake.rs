@@ -25,12 +25,17 @@ impl Pki {
     }
 
     fn leaf(&self, cn: &str, usage: impl Into<FlagSet<KeyUsages>>) -> Identity {
-        let key = SigningKey::random().unwrap();
-        let csr = shangmi_pki::request(&key, &format!("/CN={cn}"), &["DNS:localhost"]).unwrap();
         let issue = Issue {
             key_usage: Some(KeyUsage(usage.into())),
+            san: vec!["DNS:localhost".into()],
             ..Issue::leaf(2)
         };
+        self.leaf_with(&format!("/CN={cn}"), issue)
+    }
+
+    fn leaf_with(&self, subject: &str, issue: Issue) -> Identity {
+        let key = SigningKey::random().unwrap();
+        let csr = shangmi_pki::request(&key, subject, &[]).unwrap();
         let cert = shangmi_pki::sign_request(&csr, &self.ca, &self.ca_key, &issue).unwrap();
         Identity::new(vec![cert.to_der().unwrap()], key).unwrap()
     }
@@ -184,6 +189,100 @@ fn untrusted_wrong_name_and_wrong_usage_certificates_are_refused() {
     // Client certificates from an untrusted CA.
     let cc = client(&pki, Some(&other), &[Suite::EccSm4GcmSm3]);
     assert!(connect(&cc, &server(&pki, Some(&pki))).is_err());
+}
+
+/// A full handshake of `cc` to `sc` for `host`.
+fn connect_to(cc: &Arc<ClientConfig>, sc: &Arc<ServerConfig>, host: &str) -> Result<(), Error> {
+    let mut c = Connection::client(cc.clone(), host)?;
+    let mut s = Connection::server(sc.clone());
+    pump(&mut c, &mut s)?;
+    assert!(!c.is_handshaking());
+    Ok(())
+}
+
+#[test]
+fn names_are_read_from_attributes_and_wildcards_skip_addresses() {
+    let pki = Pki::new("tlcp test CA");
+    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3]);
+    let sign_with = |subject: &str, san: &[&str]| {
+        let issue = Issue {
+            key_usage: Some(KeyUsage(KeyUsages::DigitalSignature.into())),
+            san: san.iter().map(|s| s.to_string()).collect(),
+            ..Issue::leaf(2)
+        };
+        Arc::new(ServerConfig::new(pki.leaf_with(subject, issue), pki.enc("server enc")).unwrap())
+    };
+    // No SAN: "CN=victim.example" quoted inside O is not a common name.
+    for subject in [
+        r"CN=attacker.example,O=Evil\, CN=victim.example",
+        r"O=Evil\, CN=victim.example,CN=attacker.example",
+    ] {
+        let sc = sign_with(subject, &[]);
+        assert!(
+            matches!(
+                connect_to(&cc, &sc, "victim.example"),
+                Err(Error::Certificate(_))
+            ),
+            "{subject}"
+        );
+        connect_to(&cc, &sc, "attacker.example").unwrap();
+    }
+    // A DNS wildcard never stands for part of an IP address, in the SAN or the CN.
+    for san in [&["DNS:*.0.0.1"][..], &[]] {
+        let sc = sign_with("/CN=*.0.0.1", san);
+        assert!(matches!(
+            connect_to(&cc, &sc, "127.0.0.1"),
+            Err(Error::Certificate(_))
+        ));
+    }
+    connect_to(&cc, &sign_with("/CN=x", &["IP:127.0.0.1"]), "127.0.0.1").unwrap();
+}
+
+#[test]
+fn extended_key_usage_is_checked_when_present() {
+    const SERVER: &str = "1.3.6.1.5.5.7.3.1";
+    const CLIENT: &str = "1.3.6.1.5.5.7.3.2";
+    let pki = Pki::new("tlcp test CA");
+    let with_eku = |cn: &str, ku: KeyUsages, eku: &str| {
+        let issue = Issue {
+            key_usage: Some(KeyUsage(ku.into())),
+            extended_key_usage: vec![eku.parse().unwrap()],
+            san: vec!["DNS:localhost".into()],
+            ..Issue::leaf(2)
+        };
+        pki.leaf_with(&format!("/CN={cn}"), issue)
+    };
+    let enc = KeyUsages::KeyEncipherment;
+    let sign = KeyUsages::DigitalSignature;
+    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3]);
+    // A server whose certificates are for clients only is refused; for servers, accepted.
+    let sc = Arc::new(
+        ServerConfig::new(with_eku("s", sign, CLIENT), with_eku("e", enc, SERVER)).unwrap(),
+    );
+    assert!(matches!(connect(&cc, &sc), Err(Error::Certificate(_))));
+    let sc = Arc::new(
+        ServerConfig::new(with_eku("s", sign, SERVER), with_eku("e", enc, CLIENT)).unwrap(),
+    );
+    assert!(matches!(connect(&cc, &sc), Err(Error::Certificate(_))));
+    let sc = Arc::new(
+        ServerConfig::new(with_eku("s", sign, SERVER), with_eku("e", enc, SERVER))
+            .unwrap()
+            .with_client_auth(vec![pki.ca.clone()])
+            .unwrap(),
+    );
+    // And a client whose signing certificate is a server's is refused by the server.
+    let cc = Arc::new(
+        ClientConfig::new(vec![pki.ca.clone()])
+            .with_suites(&[Suite::EccSm4GcmSm3])
+            .with_certificates(with_eku("c", sign, SERVER), with_eku("ce", enc, CLIENT)),
+    );
+    assert!(connect(&cc, &sc).is_err());
+    let cc = Arc::new(
+        ClientConfig::new(vec![pki.ca.clone()])
+            .with_suites(&[Suite::EccSm4GcmSm3])
+            .with_certificates(with_eku("c", sign, CLIENT), with_eku("ce", enc, CLIENT)),
+    );
+    connect(&cc, &sc).unwrap();
 }
 
 #[test]

@@ -31,6 +31,11 @@ pub fn pki() -> Pki {
 /// [`pki`] with the server's leaf issued as `server` says (its validity, key usage, the ID
 /// its issuer signs with).
 pub fn pki_with(server: Issue) -> Pki {
+    pki_issued(server, Issue::leaf(365))
+}
+
+/// [`pki_with`], the client's leaf issued as `client` says.
+pub fn pki_issued(server: Issue, client: Issue) -> Pki {
     let root_key = SigningKey::random().unwrap();
     let root = self_signed(&root_key, "/C=CN/O=shangmi test/CN=Root", &Issue::ca(3650)).unwrap();
     let mid_key = SigningKey::random().unwrap();
@@ -46,7 +51,7 @@ pub fn pki_with(server: Issue) -> Pki {
         )
     };
     let (server_chain_pem, server_key_pem) = leaf("localhost", &["DNS:localhost"], &server);
-    let (client_chain_pem, client_key_pem) = leaf("client", &[], &Issue::leaf(365));
+    let (client_chain_pem, client_key_pem) = leaf("client", &[], &client);
     let _ = root.to_der().unwrap();
     Pki {
         root_pem: pem(&root),
