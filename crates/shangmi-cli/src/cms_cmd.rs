@@ -134,7 +134,7 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         cert: Option<PathBuf>,
         /// Trusted CA certificates: needed for SignedAndEnvelopedData, whose signers are
-        /// verified before anything is written.
+        /// verified before anything is written; with it, unsigned input is refused.
         #[arg(long, value_name = "FILE")]
         ca: Vec<PathBuf>,
         /// Reads the key's password from this file when it is encrypted.
@@ -386,6 +386,14 @@ pub fn run(args: Args) -> Result<Outcome> {
                     eprintln!("signed by: {}", s.tbs_certificate().subject());
                 }
                 opened.content
+            } else if !ca.is_empty() {
+                // --ca promises signed delivery (the GM/T key-delivery flow): anyone holding
+                // the recipient's certificate can make an unsigned envelope.
+                return Err(rejected(
+                    &name,
+                    "the message is not signed (EnvelopedData), but --ca asks for signers \
+                     verified to it; without --ca it is decrypted unauthenticated",
+                ));
             } else {
                 shangmi_pki::cms_decrypt(&message, &k, c.as_ref()).map_err(failed)?
             };

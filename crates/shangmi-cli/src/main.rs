@@ -12,6 +12,7 @@ mod files;
 mod held;
 mod keyio;
 mod mac_cmd;
+mod net;
 mod progress;
 mod seal_cmd;
 mod secrets;

@@ -182,6 +182,10 @@ struct ServeArgs {
     /// Seconds without traffic before a connection is closed.
     #[arg(long, default_value_t = 300, value_name = "S")]
     idle_timeout: u64,
+    /// Seconds a write may wait on a client (or back end) that reads nothing before the
+    /// connection is closed.
+    #[arg(long, default_value_t = 30, value_name = "S")]
+    write_timeout: u64,
 }
 
 /// How long a peer has to answer our close_notify (or close) once we have sent it.
@@ -463,6 +467,7 @@ struct Shared {
     forward: Option<String>,
     handshake_timeout: Duration,
     idle: Duration,
+    write_timeout: Duration,
 }
 
 fn serve(a: ServeArgs) -> Result<Outcome> {
@@ -486,6 +491,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
         forward: a.forward.clone(),
         handshake_timeout: Duration::from_secs(a.handshake_timeout.max(1)),
         idle: Duration::from_secs(a.idle_timeout.max(1)),
+        write_timeout: Duration::from_secs(a.write_timeout.max(1)),
     });
     let listener = TcpListener::bind(&a.listen).map_err(|e| error(&a.listen, e))?;
     let local = listener.local_addr().map_err(|e| error(&a.listen, e))?;
@@ -509,16 +515,18 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
             continue;
         }
         active.fetch_add(1, Ordering::Relaxed);
-        let (shared, active) = (shared.clone(), active.clone());
+        let (shared, count) = (shared.clone(), active.clone());
         let spawned = std::thread::Builder::new()
             .stack_size(256 * 1024)
             .spawn(move || {
                 let line = serve_one(&shared, sock);
                 eprintln!("shangmi: {peer}: {line}");
-                active.fetch_sub(1, Ordering::Relaxed);
+                count.fetch_sub(1, Ordering::Relaxed);
             });
-        if spawned.is_err() {
-            eprintln!("shangmi: {peer}: no thread for the connection");
+        if let Err(e) = spawned {
+            // The closure, and the socket with it, is dropped: give its slot back.
+            active.fetch_sub(1, Ordering::Relaxed);
+            eprintln!("shangmi: {peer}: no thread for the connection: {e}");
         }
     }
 }
@@ -526,6 +534,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
 /// One connection, start to end: the log line.
 fn serve_one(shared: &Shared, mut sock: TcpStream) -> String {
     let _ = sock.set_nodelay(true);
+    crate::net::bound_writes(&sock, shared.write_timeout);
     let mut conn = Connection::server(shared.config.clone());
     if let Err(e) = handshake(
         &mut conn,
@@ -553,18 +562,21 @@ fn serve_one(shared: &Shared, mut sock: TcpStream) -> String {
                 Err(e) => format!("{what}, {e}"),
             };
         }
-        Some(backend) => match TcpStream::connect(backend) {
-            Ok(b) => match (b.try_clone(), b.try_clone()) {
-                (Ok(sink), Ok(half)) => relay(
-                    conn,
-                    sock,
-                    Some(Box::new(b)),
-                    Box::new(sink),
-                    shared.idle,
-                    Some(half),
-                ),
-                _ => Err("backend: cannot share the socket".into()),
-            },
+        Some(backend) => match crate::net::connect(backend, shared.handshake_timeout) {
+            Ok(b) => {
+                crate::net::bound_writes(&b, shared.write_timeout);
+                match (b.try_clone(), b.try_clone()) {
+                    (Ok(sink), Ok(half)) => relay(
+                        conn,
+                        sock,
+                        Some(Box::new(b)),
+                        Box::new(sink),
+                        shared.idle,
+                        Some(half),
+                    ),
+                    _ => Err("backend: cannot share the socket".into()),
+                }
+            }
             Err(e) => Err(format!("backend {backend}: {}", crate::fail::io_cause(&e))),
         },
     };

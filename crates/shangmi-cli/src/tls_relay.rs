@@ -70,8 +70,14 @@ pub fn handshake(
                     return Err("the peer closed the connection during the handshake".into());
                 }
                 Ok(Some(n)) => {
-                    conn.read_tls(&mut &buf[..n]).map_err(|e| e.to_string())?;
-                    conn.process_new_packets().map_err(|e| e.to_string())?;
+                    // rustls takes at most a few KiB a call: the rest of a large flight (a
+                    // ClientHello with post-quantum shares, a client certificate chain) is
+                    // fed in further calls, never dropped.
+                    let mut rd = &buf[..n];
+                    while !rd.is_empty() {
+                        conn.read_tls(&mut rd).map_err(|e| e.to_string())?;
+                        conn.process_new_packets().map_err(|e| e.to_string())?;
+                    }
                 }
                 Err(e) => return Err(crate::fail::io_cause(&e)),
             }
@@ -101,9 +107,16 @@ fn deliver(
     // already: what the connection holds is delivered before waiting on the socket.
     let mut first = true;
     loop {
+        let mut out = Vec::new();
+        let mut closed = false;
         let mut c = if first {
             first = false;
-            lock(conn)
+            let mut c = lock(conn);
+            match take_plaintext(&mut c, &mut plain, &mut out) {
+                Ok(end) => closed = end,
+                Err(e) => return End::Failed(e),
+            }
+            c
         } else {
             let n = match read_some(&mut sock, &mut raw) {
                 Ok(Some(n)) => n,
@@ -114,8 +127,10 @@ fn deliver(
             if n == 0 {
                 return End::Truncated;
             }
+            // Fed a piece at a time, the plaintext taken out after each: rustls holds at most
+            // 16 KiB of it, and a read may bring more.
             let mut rd = &raw[..n];
-            while !rd.is_empty() {
+            while !rd.is_empty() && !closed {
                 if let Err(e) = c.read_tls(&mut rd) {
                     return End::Failed(e.to_string());
                 }
@@ -123,22 +138,13 @@ fn deliver(
                     let _ = flush(&mut c, &mut sock);
                     return End::Failed(e.to_string());
                 }
+                match take_plaintext(&mut c, &mut plain, &mut out) {
+                    Ok(end) => closed = end,
+                    Err(e) => return End::Failed(e),
+                }
             }
             c
         };
-        let mut closed = false;
-        let mut out = Vec::new();
-        loop {
-            match c.reader().read(&mut plain) {
-                Ok(0) => {
-                    closed = true;
-                    break;
-                }
-                Ok(k) => out.extend_from_slice(&plain[..k]),
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                Err(e) => return End::Failed(e.to_string()),
-            }
-        }
         if sink.is_none()
             && !out.is_empty()
             && let Err(e) = c.writer().write_all(&out)
@@ -159,6 +165,18 @@ fn deliver(
         }
         if closed {
             return End::Clean;
+        }
+    }
+}
+
+/// Moves the plaintext rustls holds into `out`; whether the peer has closed.
+fn take_plaintext(c: &mut Connection, buf: &mut [u8], out: &mut Vec<u8>) -> Result<bool, String> {
+    loop {
+        match c.reader().read(buf) {
+            Ok(0) => return Ok(true),
+            Ok(k) => out.extend_from_slice(&buf[..k]),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(e.to_string()),
         }
     }
 }

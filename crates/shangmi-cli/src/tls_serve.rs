@@ -2,8 +2,9 @@
 //!
 //! Each connection runs on a thread of its own (small stacks), at most `--max-connections` at
 //! once: beyond that a connection is closed as soon as it is accepted. The handshake has a
-//! deadline and an idle connection a timeout, so stalled, garbage-sending or resetting clients
-//! cost a bounded number of threads for a bounded time. Every connection that fails is logged
+//! deadline, an idle connection a timeout, a write to a client that reads nothing another, and
+//! connecting to the back end the handshake's, so stalled, garbage-sending, non-reading or
+//! resetting clients cost a bounded number of threads for a bounded time. Every connection that fails is logged
 //! in one line on stderr and the server goes on.
 
 use std::io::Write;
@@ -64,6 +65,10 @@ pub struct ServeArgs {
     /// Seconds without traffic before a connection is closed.
     #[arg(long, default_value_t = 300, value_name = "S")]
     idle_timeout: u64,
+    /// Seconds a write may wait on a client (or back end) that reads nothing before the
+    /// connection is closed.
+    #[arg(long, default_value_t = 30, value_name = "S")]
+    write_timeout: u64,
     /// Sign each handshake with a nonce hedged with the key and the transcript instead of
     /// one prepared in a batch from the system's generator (slower; for a generator you do
     /// not trust).
@@ -83,6 +88,7 @@ struct Shared {
     mode: Mode,
     handshake_timeout: Duration,
     idle_timeout: Duration,
+    write_timeout: Duration,
 }
 
 pub fn serve(a: ServeArgs) -> Result<Outcome> {
@@ -115,6 +121,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
         mode,
         handshake_timeout: Duration::from_secs(a.handshake_timeout.max(1)),
         idle_timeout: Duration::from_secs(a.idle_timeout.max(1)),
+        write_timeout: Duration::from_secs(a.write_timeout.max(1)),
     });
     let listener = TcpListener::bind(&a.listen).map_err(|e| error(&a.listen, e))?;
     let local = listener.local_addr().map_err(|e| error(&a.listen, e))?;
@@ -166,7 +173,7 @@ fn log(peer: Option<SocketAddr>, what: std::fmt::Arguments<'_>) {
 /// One connection from accept to close; the line to log about it.
 fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String {
     let _ = sock.set_nodelay(true);
-    let _ = sock.set_write_timeout(Some(shared.handshake_timeout.max(shared.idle_timeout)));
+    crate::net::bound_writes(&sock, shared.write_timeout);
     let conn = match rustls::ServerConnection::new(shared.config.clone()) {
         Ok(c) => c,
         Err(e) => return format!("connection setup failed: {e}"),
@@ -202,7 +209,7 @@ fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String 
             )
         }
         Mode::Forward(to) => {
-            let backend = match TcpStream::connect(to) {
+            let backend = match crate::net::connect(to, shared.handshake_timeout) {
                 Ok(b) => b,
                 Err(e) => {
                     let _ = sock.shutdown(Shutdown::Both);
@@ -211,6 +218,7 @@ fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String 
             };
             // The back end gets the idle timeout too: a silent one cannot hold the thread.
             let _ = backend.set_read_timeout(Some(shared.idle_timeout));
+            crate::net::bound_writes(&backend, shared.write_timeout);
             let (reader, closer) = match (backend.try_clone(), backend.try_clone()) {
                 (Ok(r), Ok(c)) => (r, c),
                 (Err(e), _) | (_, Err(e)) => return format!("{what}; forward: {e}"),

@@ -121,3 +121,41 @@ fn exit_codes() {
     assert_eq!(r.code, Some(1), "{}", r.stderr);
     assert!(r.stderr.contains("not for example.com"), "{}", r.stderr);
 }
+
+/// A client that completes its handshake, then sends without ever reading: the echo server's
+/// writes stall on it. Each write is bounded (`--write-timeout`), so the one connection slot
+/// comes back and the next client is served while the stalled one still holds its socket.
+#[test]
+fn a_client_that_never_reads_cannot_hold_a_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    tlcp_pki(d);
+    let mut args = vec![
+        "tlcp",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--max-connections",
+        "1",
+        "--write-timeout",
+        "1",
+    ];
+    args.extend(TLCP_SERVER_PAIR);
+    let server = shangmi_listening(d, &args);
+    let ca = shangmi_pki::certificates(&std::fs::read(d.join("ca.pem")).unwrap()).unwrap();
+    let config = std::sync::Arc::new(shangmi_tlcp::ClientConfig::new(ca));
+    let sock = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    sock.set_write_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let mut stalled = shangmi_tlcp::Stream::client(config, "localhost", sock).unwrap();
+    stalled.handshake().unwrap();
+    let chunk = vec![0x42u8; 64 << 10];
+    let started = std::time::Instant::now();
+    // Until the server gives up on it (its writes stall, so it stops reading, so ours do).
+    while started.elapsed() < Duration::from_secs(20) && stalled.write_all(&chunk).is_ok() {}
+    std::thread::sleep(Duration::from_millis(500));
+    let r = connect(d, server.port, &[], b"next\n");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "next\n");
+    drop(stalled);
+}

@@ -315,3 +315,60 @@ fn data_arriving_with_the_clients_finished_is_served() {
     }
     assert_eq!(got, b"all at once\n");
 }
+
+/// A client flight far over the few KiB rustls takes per call (a certificate chain of about
+/// 10 KiB): the server reads it whole, in as many calls as it needs, instead of dropping what
+/// one call did not take and waiting for the deadline.
+#[test]
+fn a_client_flight_over_4_kib_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    shangmi_pki(d);
+    let mut chain = std::fs::read_to_string(d.join("client.pem")).unwrap();
+    let ca = std::fs::read_to_string(d.join("ca.pem")).unwrap();
+    for _ in 0..16 {
+        chain.push_str(&ca);
+    }
+    std::fs::write(d.join("big-chain.pem"), chain).unwrap();
+    let server = shangmi_server(
+        d,
+        &[
+            "--cert",
+            "server.pem",
+            "--key",
+            "server.key",
+            "--client-ca",
+            "ca.pem",
+            "--handshake-timeout",
+            "5",
+            "--echo",
+        ],
+    );
+    let addr = format!("127.0.0.1:{}", server.port);
+    let started = Instant::now();
+    let r = run_with(
+        d,
+        shangmi().args([
+            "tls",
+            "connect",
+            &addr,
+            "--ca",
+            "ca.pem",
+            "--servername",
+            "localhost",
+            "--cert",
+            "big-chain.pem",
+            "--key",
+            "client.key",
+        ]),
+        b"whole\n",
+        Duration::from_secs(20),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "whole\n");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -336,6 +336,18 @@ fn x509_both_ways_with_openssl() {
         );
         assert_eq!(code(&o), 1);
         assert!(!d.join("never").exists());
+        // --ca asks for a signed delivery: an unsigned envelope, which anyone holding the
+        // recipient's certificate can make, is refused with nothing written.
+        let o = run(
+            d,
+            &[
+                "cms", "decrypt", "--key", "s.key", "--ca", "ca.pem", "-i", "env.p7", "-o", "never",
+            ],
+            None,
+        );
+        assert_eq!(code(&o), 1);
+        assert!(String::from_utf8_lossy(&o.stderr).contains("not signed"));
+        assert!(!d.join("never").exists());
     }
 
     // SignedAndEnvelopedData: the CA signs, the server opens with its key once the CA's
