@@ -115,7 +115,7 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     Ok(read_small(path, FILE_LIMIT)?.to_vec())
 }
 
-/// A certificate chain and its key, from files; a server's key signs from a presign pool.
+/// A certificate chain and its key, from files; with `presign`, signing from a presign pool.
 pub fn certified_key(
     cert: &Path,
     key: &Path,

@@ -61,7 +61,10 @@ impl Sm2SigningKey {
     /// Signs with nonces prepared `batch` at a time and one shared inversion per batch: about
     /// a fifth of the cost of a signature, for servers that make many handshakes. The nonces
     /// then come from the operating system's generator alone, not hedged with the key and the
-    /// message (see [`shangmi::sm2::PresignPool`]).
+    /// message (see [`shangmi::sm2::PresignPool`]): use it only in a process that is never
+    /// duplicated while running. A VM snapshot or a checkpoint (CRIU) restored twice runs two
+    /// copies holding the same prepared nonces, and two signatures with one nonce reveal the
+    /// key; only `fork` is detected. Without a pool every nonce is hedged.
     pub fn with_presign_pool(mut self, batch: usize) -> Self {
         self.pool = Some(Arc::new(Mutex::new(sm2::PresignPool::new(batch))));
         self

@@ -4,7 +4,10 @@
 //! The trade-off: pooled nonces come straight from the operating system's random number
 //! generator at refill time and are not hedged with the key and the message, so a broken
 //! generator at that moment exposes every key they are used with. Each pair is handed out
-//! once and wiped; the pool refills itself when empty, and after a `fork`.
+//! once and wiped; the pool refills itself when empty, and after a `fork`. What it cannot see
+//! is a copy of the whole process (a VM snapshot or a checkpoint restored twice): both copies
+//! then sign with the same prepared nonces, which reveals the key. Pooling assumes no such
+//! copies; servers that cannot promise it sign with hedged nonces (`SigningKey::sign`).
 
 use zeroize::{Zeroize, Zeroizing};
 
