@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use der::{Decode, Encode};
 use shangmi::sm2::{SigningKey, VerifyingKey};
@@ -51,16 +52,30 @@ pub(crate) struct Session {
     pub(crate) master: Zeroizing<[u8; 48]>,
 }
 
-/// Sessions by key, at most `MAX_SESSIONS`; the oldest half goes when full.
-/// Sessions by key with the clock value of their insertion, and the clock.
-type Aged = (HashMap<Vec<u8>, (u64, Session)>, u64);
+/// Sessions by key with the clock value of their insertion and the time they were made.
+type Aged = (HashMap<Vec<u8>, (u64, Instant, Session)>, u64);
 
-#[derive(Default)]
+/// Sessions by key, at most `MAX_SESSIONS` (the oldest half goes when full), each for at most
+/// its lifetime: a stolen or leaked master secret resumes nothing after that.
 pub(crate) struct Sessions {
     map: Mutex<Aged>,
+    pub(crate) lifetime: Duration,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions {
+            map: Mutex::default(),
+            lifetime: DEFAULT_SESSION_LIFETIME,
+        }
+    }
 }
 
 const MAX_SESSIONS: usize = 4096;
+
+/// How long a session may be resumed unless configured otherwise (OpenSSL's and Tongsuo's
+/// servers keep theirs 300 s; two hours is what TLS 1.3 tickets are usually given).
+pub const DEFAULT_SESSION_LIFETIME: Duration = Duration::from_secs(2 * 60 * 60);
 
 impl Sessions {
     pub(crate) fn put(&self, key: Vec<u8>, s: Session) {
@@ -68,16 +83,27 @@ impl Sessions {
         let (map, clock) = &mut *g;
         *clock += 1;
         if map.len() >= MAX_SESSIONS {
-            let mut ages: Vec<u64> = map.values().map(|(t, _)| *t).collect();
+            let lifetime = self.lifetime;
+            map.retain(|_, (_, made, _)| made.elapsed() < lifetime);
+        }
+        if map.len() >= MAX_SESSIONS {
+            let mut ages: Vec<u64> = map.values().map(|(t, _, _)| *t).collect();
             ages.sort_unstable();
             let cut = ages[ages.len() / 2];
-            map.retain(|_, (t, _)| *t > cut);
+            map.retain(|_, (t, _, _)| *t > cut);
         }
-        map.insert(key, (*clock, s));
+        map.insert(key, (*clock, Instant::now(), s));
     }
 
+    /// The session under `key` while it is within its lifetime (an expired one is dropped).
     pub(crate) fn get(&self, key: &[u8]) -> Option<Session> {
-        self.map.lock().ok()?.0.get(key).map(|(_, s)| s.clone())
+        let mut g = self.map.lock().ok()?;
+        let (_, made, s) = g.0.get(key)?;
+        if made.elapsed() < self.lifetime {
+            return Some(s.clone());
+        }
+        g.0.remove(key);
+        None
     }
 }
 
@@ -106,6 +132,13 @@ impl ClientConfig {
     /// Never offers to resume a session (every handshake full); sessions are kept otherwise.
     pub fn without_resumption(mut self) -> ClientConfig {
         self.resume = false;
+        self
+    }
+
+    /// How long a session may be resumed after its full handshake (default
+    /// [`DEFAULT_SESSION_LIFETIME`]; zero keeps none).
+    pub fn with_session_lifetime(mut self, lifetime: Duration) -> ClientConfig {
+        self.sessions.lifetime = lifetime;
         self
     }
 
@@ -164,6 +197,13 @@ impl ServerConfig {
             .map_err(|_| Error::Internal("encoding a CA name"))?;
         self.client_auth = Some((Verifier::new(roots), names));
         Ok(self)
+    }
+
+    /// How long a session may be resumed after its full handshake (default
+    /// [`DEFAULT_SESSION_LIFETIME`]; zero keeps none).
+    pub fn with_session_lifetime(mut self, lifetime: Duration) -> ServerConfig {
+        self.sessions.lifetime = lifetime;
+        self
     }
 
     /// Accepts only these suites, preferring them in this order.

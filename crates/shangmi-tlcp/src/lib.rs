@@ -32,7 +32,7 @@ mod server;
 mod stream;
 mod suite;
 
-pub use config::{ClientConfig, Identity, ServerConfig};
+pub use config::{ClientConfig, DEFAULT_SESSION_LIFETIME, Identity, ServerConfig};
 pub use conn::{Agreed, Connection};
 pub use error::{Alert, Error};
 pub use stream::Stream;

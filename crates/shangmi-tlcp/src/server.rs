@@ -273,17 +273,15 @@ impl ServerState {
             KeyExchange::Ecc => {
                 let ct = r.vec16("encrypted pre-master secret")?;
                 r.end("client key exchange")?;
-                let pms = Zeroizing::new(
-                    self.config
-                        .enc
-                        .key
-                        .decrypt(ct, Format::Der)
-                        .map_err(|_| Error::DecryptError("the encrypted pre-master secret"))?,
-                );
-                if pms.len() != 48 {
-                    return Err(Error::DecryptError("the pre-master secret (not 48 bytes)"));
-                }
-                Ok(pms)
+                let mut random = Zeroizing::new([0u8; 48]);
+                getrandom::fill(&mut random[..]).map_err(|_| Error::Internal("randomness"))?;
+                let decrypted = self
+                    .config
+                    .enc
+                    .key
+                    .decrypt(ct, Format::Der)
+                    .map(Zeroizing::new);
+                Ok(premaster(decrypted.ok(), &random))
             }
             KeyExchange::Ecdhe => {
                 // GB/T 38636 wraps the parameters in a 2-byte length; most peers do not.
@@ -323,5 +321,52 @@ impl ServerState {
                 Ok(agreement.into_key())
             }
         }
+    }
+}
+
+/// The ECC suites' pre-master secret: what the client encrypted when it decrypted to 48 bytes
+/// that start with TLCP's version, a random secret otherwise, chosen without a branch on
+/// which. A bad ClientKeyExchange then fails at the client's Finished like any other wrong
+/// key, rather than with an alert of its own that tells an attacker which check it failed.
+fn premaster(decrypted: Option<Zeroizing<Vec<u8>>>, random: &[u8; 48]) -> Zeroizing<Vec<u8>> {
+    use subtle::ConditionallySelectable;
+    let mut take = subtle::Choice::from(0);
+    let mut got = Zeroizing::new([0u8; 48]);
+    if let Some(d) = decrypted.filter(|d| d.len() == 48) {
+        got.copy_from_slice(&d);
+        take = got[..2].ct_eq(&crate::record::VERSION.to_be_bytes());
+    }
+    let mut out = Zeroizing::new(vec![0u8; 48]);
+    for ((o, g), r) in out.iter_mut().zip(got.iter()).zip(random) {
+        *o = u8::conditional_select(r, g, take);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::premaster;
+    use zeroize::Zeroizing;
+
+    #[test]
+    fn a_bad_premaster_secret_becomes_a_random_one() {
+        let random = [7u8; 48];
+        let mut good = vec![0x01, 0x01];
+        good.extend([9u8; 46]);
+        assert_eq!(
+            *premaster(Some(Zeroizing::new(good.clone())), &random),
+            good
+        );
+        let mut wrong_version = good.clone();
+        wrong_version[1] = 0x03;
+        assert_eq!(
+            *premaster(Some(Zeroizing::new(wrong_version)), &random),
+            random
+        );
+        assert_eq!(
+            *premaster(Some(Zeroizing::new(good[..47].to_vec())), &random),
+            random
+        );
+        assert_eq!(*premaster(None, &random), random);
     }
 }
