@@ -138,7 +138,7 @@ fn cms_sign<'py>(
 /// `ChainError`, and returns nothing, when any check fails. `at` (Unix time) checks the
 /// chain's validity then instead of now; `gmssl` also accepts GmSSL 3's signature form.
 #[pyfunction]
-#[pyo3(signature = (message, anchors, content=None, at=None, gmssl=false))]
+#[pyo3(signature = (message, anchors, content=None, at=None, gmssl=false, allow_ca_signer=false))]
 fn cms_verify<'py>(
     py: Python<'py>,
     message: Data<'_>,
@@ -146,6 +146,7 @@ fn cms_verify<'py>(
     content: Option<Data<'_>>,
     at: Option<u64>,
     gmssl: bool,
+    allow_ca_signer: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     if gmssl && content.is_some() {
         return Err(PyValueError::new_err(
@@ -155,6 +156,9 @@ fn cms_verify<'py>(
     let mut v = Verifier::new(certs(anchors)?);
     if let Some(t) = at {
         v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
+    }
+    if allow_ca_signer {
+        v = v.allowing_anchor_signers();
     }
     let got = py
         .detach(|| {
@@ -276,19 +280,25 @@ fn cms_sign_and_encrypt<'py>(
 
 /// Opens SignedAndEnvelopedData with `key` and verifies every signer's signature and chain to
 /// `anchors` (at the Unix time `at`, default now); returns the content only when all hold.
-/// Raises `DecryptionError`, `InvalidSignature` or `ChainError` otherwise.
+/// With `allow_ca_signer`, an anchor may sign it with a certificate-signing-only key (as CAs
+/// that deliver encryption keys do). Raises `DecryptionError`, `InvalidSignature` or
+/// `ChainError` otherwise.
 #[pyfunction]
-#[pyo3(signature = (message, key, anchors, at=None))]
+#[pyo3(signature = (message, key, anchors, at=None, allow_ca_signer=false))]
 fn cms_decrypt_and_verify<'py>(
     py: Python<'py>,
     message: Data<'_>,
     key: &PrivateKey,
     anchors: Vec<Owned>,
     at: Option<u64>,
+    allow_ca_signer: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let mut v = Verifier::new(certs(anchors)?);
     if let Some(t) = at {
         v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
+    }
+    if allow_ca_signer {
+        v = v.allowing_anchor_signers();
     }
     let k = key.inner.clone();
     let got = py

@@ -93,7 +93,10 @@ def test_signed_and_enveloped_data_opens_only_when_its_signer_verifies():
     delivery = read("gmcert-signed-enveloped-enckey.p7.pem")
     sign_key = shangmi.SM2PrivateKey.from_pem(read("gmcert-sign-key.p8.pem"))
     ca = read("gotlcp-test-ca.pem")
-    content = shangmi.cms_decrypt_and_verify(delivery, sign_key, [ca])
+    # The CA signs with its CA key (certificate and CRL signing only): refused unless allowed.
+    with pytest.raises(shangmi.ChainError, match="key usage"):
+        shangmi.cms_decrypt_and_verify(delivery, sign_key, [ca])
+    content = shangmi.cms_decrypt_and_verify(delivery, sign_key, [ca], allow_ca_signer=True)
     enc = shangmi.SM2PrivateKey.from_pem(read("gmcert-expected-enc-key.p8.pem"))
     assert content == bytes(32) + enc.to_bytes()
     # Ours: the delivery's CA certificate as the signer is not possible without its key, so a

@@ -152,11 +152,14 @@ int main(void) {
     CHECK(pn == 0 && plain[0] == 0xEE);
     CHECK(shangmi_cms_decrypt_verify(sed, sn, stranger, other, ol, GMCERT_TIME, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_AUTHENTICATION);
     CHECK(shangmi_cms_sign_encrypt(msg, sizeof msg, cert, cl, key, NULL, 0, 1, sed, sizeof sed, &sn) == SHANGMI_STATUS_ERR_NULL_POINTER);
-    /* The CA key delivery of the corpus: 32 zero bytes, then the delivered key. */
+    /* The CA key delivery of the corpus is signed with the CA's certificate-signing key:
+     * refused (key usage), with nothing written. */
     size_t dl = 0;
     uint8_t *delivery = slurp(DIR "gmcert-signed-enveloped-enckey.p7.pem", &dl);
-    OK(shangmi_cms_decrypt_verify(delivery, dl, key, other, ol, 0, plain, sizeof plain, &pn));
-    CHECK(pn == 64 && plain[0] == 0 && plain[31] == 0 && plain[32] == 0xca);
+    memset(plain, 0xEE, sizeof plain);
+    pn = 999;
+    CHECK(shangmi_cms_decrypt_verify(delivery, dl, key, other, ol, 0, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_AUTHENTICATION);
+    CHECK(pn == 0 && plain[0] == 0xEE);
     free(delivery);
 
     shangmi_sm2_private_key_free(key);

@@ -137,6 +137,13 @@ enum Cmd {
         /// verified before anything is written; with it, unsigned input is refused.
         #[arg(long, value_name = "FILE")]
         ca: Vec<PathBuf>,
+        /// Lets a CA given with --ca sign the delivery itself, even with a key usage of
+        /// certificate and CRL signing only (as CAs that deliver encryption keys do).
+        #[arg(long, requires = "ca")]
+        allow_ca_signer: bool,
+        /// Reads SM4-ECB content (no IV, nothing authenticated), which is refused otherwise.
+        #[arg(long)]
+        allow_ecb: bool,
         /// Reads the key's password from this file when it is encrypted.
         #[arg(long, value_name = "F")]
         password_file: Option<PathBuf>,
@@ -189,6 +196,10 @@ enum Cmd {
         /// Also accept GmSSL 3's signature form (no Z, over the encapsulated content's DER).
         #[arg(long, conflicts_with = "content")]
         gmssl: bool,
+        /// Lets a CA given with --ca sign the message itself, even with a key usage of
+        /// certificate and CRL signing only.
+        #[arg(long)]
+        allow_ca_signer: bool,
         /// The SignedData (DER or PEM; default stdin).
         #[arg(short, long, value_name = "IN")]
         input: Option<PathBuf>,
@@ -347,6 +358,8 @@ pub fn run(args: Args) -> Result<Outcome> {
             key,
             cert,
             ca,
+            allow_ca_signer,
+            allow_ecb,
             password_file,
             input,
             output,
@@ -379,7 +392,10 @@ pub fn run(args: Args) -> Result<Outcome> {
                 for f in &ca {
                     anchors.extend(certs_of(f)?);
                 }
-                let v = Verifier::new(anchors);
+                let mut v = Verifier::new(anchors);
+                if allow_ca_signer {
+                    v = v.allowing_anchor_signers();
+                }
                 let opened =
                     shangmi_pki::cms_decrypt_and_verify(&message, &k, &v).map_err(failed)?;
                 for s in &opened.signers {
@@ -394,6 +410,8 @@ pub fn run(args: Args) -> Result<Outcome> {
                     "the message is not signed (EnvelopedData), but --ca asks for signers \
                      verified to it; without --ca it is decrypted unauthenticated",
                 ));
+            } else if allow_ecb {
+                shangmi_pki::cms_decrypt_allowing_ecb(&message, &k, c.as_ref()).map_err(failed)?
             } else {
                 shangmi_pki::cms_decrypt(&message, &k, c.as_ref()).map_err(failed)?
             };
@@ -451,6 +469,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             ca,
             content,
             gmssl,
+            allow_ca_signer,
             input,
             output,
         } => {
@@ -469,7 +488,10 @@ pub fn run(args: Args) -> Result<Outcome> {
             let name = input
                 .as_deref()
                 .map_or("stdin".to_string(), |p| p.display().to_string());
-            let v = Verifier::new(anchors);
+            let mut v = Verifier::new(anchors);
+            if allow_ca_signer {
+                v = v.allowing_anchor_signers();
+            }
             let verified = if gmssl {
                 shangmi_pki::cms_verify_accepting_gmssl(&message, &v)
             } else {

@@ -418,10 +418,37 @@ pub(crate) fn ecb_unpadded(plain: &[u8]) -> Option<&[u8]> {
 /// recipient is the one `cert` names when given, else each key-transport recipient is tried.
 /// Any failure (no recipient for the key, a key that does not decrypt, bad padding, a GCM tag
 /// that does not match) is one error with no plaintext.
+///
+/// EnvelopedData is not signed: anyone holding the recipient's certificate can make one, and
+/// SM4-CBC content is not authenticated either (a changed ciphertext decrypts to changed
+/// content whenever its padding still checks). SM4-GCM content is authenticated against
+/// changes, not against who made it; signed delivery is SignedAndEnvelopedData
+/// ([`crate::cms_decrypt_and_verify`]). SM4-ECB content is refused here (see
+/// [`decrypt_allowing_ecb`]).
 pub fn decrypt(
     message: &[u8],
     key: &SigningKey,
     cert: Option<&Certificate>,
+) -> Result<Zeroizing<Vec<u8>>, Error> {
+    decrypt_impl(message, key, cert, false)
+}
+
+/// [`decrypt`], also reading SM4-ECB content (the SM4-ECB OID, or the bare SM4 OID with no
+/// IV, as some key deliveries write): no IV, so equal blocks of content show as equal blocks,
+/// and nothing authenticated. Opt-in, for the senders that still write it.
+pub fn decrypt_allowing_ecb(
+    message: &[u8],
+    key: &SigningKey,
+    cert: Option<&Certificate>,
+) -> Result<Zeroizing<Vec<u8>>, Error> {
+    decrypt_impl(message, key, cert, true)
+}
+
+fn decrypt_impl(
+    message: &[u8],
+    key: &SigningKey,
+    cert: Option<&Certificate>,
+    allow_ecb: bool,
 ) -> Result<Zeroizing<Vec<u8>>, Error> {
     let ci = crate::read::content_info(message)?;
     if ci.content_type != PKCS7_ENVELOPED && ci.content_type != GM_ENVELOPED {
@@ -433,6 +460,13 @@ pub fn decrypt(
     let ed: EnvelopedData = ci.content.decode_as()?;
     let eci = &ed.encrypted_content;
     let cipher = content_cipher(&eci.content_enc_alg)?;
+    if matches!(cipher, Cipher::Ecb) && !allow_ecb {
+        return Err(Error::Unsupported(
+            "SM4-ECB content (no IV: equal blocks show; nothing authenticated) is read only \
+             when asked for (decrypt_allowing_ecb, `cms decrypt --allow-ecb`)"
+                .into(),
+        ));
+    }
     let ciphertext = eci
         .encrypted_content
         .as_ref()

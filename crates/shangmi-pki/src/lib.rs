@@ -46,7 +46,8 @@ pub use cms::{
 };
 pub use envelope::{
     ContentCipher, Envelope, RecipientName, WrappedKey, decrypt as cms_decrypt,
-    encrypt as cms_encrypt, encrypt_with as cms_encrypt_with,
+    decrypt_allowing_ecb as cms_decrypt_allowing_ecb, encrypt as cms_encrypt,
+    encrypt_with as cms_encrypt_with,
 };
 pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};

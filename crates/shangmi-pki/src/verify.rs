@@ -100,6 +100,8 @@ pub struct Verifier {
     /// The CRLs' signed parts as they were encoded, when given as DER.
     crl_signed: SignedParts,
     keys: KeyCache,
+    /// Whether a trust anchor may sign CMS content whatever its key usage.
+    anchor_signers: bool,
 }
 
 fn subject(c: &Certificate) -> String {
@@ -132,6 +134,7 @@ impl Verifier {
             crls: Vec::new(),
             crl_signed: SignedParts::new(),
             keys: KeyCache::default(),
+            anchor_signers: false,
         }
     }
 
@@ -139,6 +142,20 @@ impl Verifier {
     pub fn with_id(mut self, id: &[u8]) -> Self {
         self.id = id.to_vec();
         self
+    }
+
+    /// Lets a trust anchor itself sign CMS content (SignedData, SignedAndEnvelopedData) even
+    /// when its key usage is certificate and CRL signing only, as CAs that deliver encryption
+    /// keys sign their deliveries with the CA key (www.gmcert.org's, GM/T 0014 flows). Every
+    /// other signer still needs digitalSignature or nonRepudiation when it states a usage.
+    pub fn allowing_anchor_signers(mut self) -> Self {
+        self.anchor_signers = true;
+        self
+    }
+
+    /// Whether `cert` may sign CMS content as a trust anchor despite its key usage.
+    pub(crate) fn anchor_may_sign(&self, cert: &Certificate) -> bool {
+        self.anchor_signers && self.is_anchor(cert)
     }
 
     /// Validity is checked at `at` instead of now.
@@ -371,8 +388,9 @@ impl Verifier {
         Ok(())
     }
 
-    /// `c` is not revoked by a CRL its issuer signed (a CRL that fails its checks is an
-    /// error, not silence).
+    /// `c` is not revoked by a CRL its issuer signed. A CRL that names the issuer but does not
+    /// verify under its key is skipped only when another CRL of that name does (two CAs may
+    /// share a name); when none does, that is an error, never silence.
     fn check_revocation(
         &self,
         c: &Certificate,
@@ -380,11 +398,14 @@ impl Verifier {
         at: SystemTime,
     ) -> Result<(), Error> {
         let issuer_name = c.tbs_certificate().issuer();
-        for crl in self
+        let named: Vec<&CertificateList> = self
             .crls
             .iter()
             .filter(|l| &l.tbs_cert_list.issuer == issuer_name)
-        {
+            .collect();
+        let mut bad_signature = None;
+        let mut verified = 0;
+        for crl in named {
             let key = crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())?;
             let canonical = crl.tbs_cert_list.to_der()?;
             let tbs = self.crl_signed.get(&canonical).unwrap_or(&canonical);
@@ -395,12 +416,10 @@ impl Verifier {
                 &crl.signature_algorithm,
                 &crl.signature,
             ) {
-                // Another CA of the same name may have signed it: not this issuer's CRL.
-                if self.crls.len() > 1 {
-                    continue;
-                }
-                return Err(chain_err(issuer, Rule::Crl, format!("its CRL {e}")));
+                bad_signature = Some(e);
+                continue;
             }
+            verified += 1;
             if let Some(ku) = extension::<KeyUsage>(issuer)?
                 && !ku.0.contains(KeyUsages::CRLSign)
             {
@@ -408,6 +427,15 @@ impl Verifier {
                     issuer,
                     Rule::KeyUsage,
                     "signed a CRL without cRLSign",
+                ));
+            }
+            check_crl_extensions(issuer, crl)?;
+            let this = crl.tbs_cert_list.this_update;
+            if at < this.to_system_time() {
+                return Err(chain_err(
+                    issuer,
+                    Rule::Crl,
+                    format!("its CRL is not valid before {this}"),
                 ));
             }
             if let Some(next) = crl.tbs_cert_list.next_update
@@ -434,6 +462,50 @@ impl Verifier {
                 ));
             }
         }
+        if let (0, Some(e)) = (verified, bad_signature) {
+            return Err(chain_err(issuer, Rule::Crl, format!("its CRL {e}")));
+        }
         Ok(())
     }
+}
+
+/// CRL extensions understood, or ignorable when critical: authority key identifier, CRL
+/// number, issuer alternative name, authority information access, freshest CRL. A critical
+/// delta-CRL indicator or issuing distribution point (whose scope this verifier does not
+/// apply) makes the CRL unusable, as RFC 5280 requires.
+const KNOWN_CRL: [&str; 5] = [
+    "2.5.29.35",
+    "2.5.29.20",
+    "2.5.29.18",
+    "1.3.6.1.5.5.7.1.1",
+    "2.5.29.46",
+];
+
+/// CRL entry extensions understood or ignorable: reason code, invalidity date, hold code.
+const KNOWN_CRL_ENTRY: [&str; 3] = ["2.5.29.21", "2.5.29.24", "2.5.29.23"];
+
+fn check_crl_extensions(issuer: &Certificate, crl: &CertificateList) -> Result<(), Error> {
+    let tbs = &crl.tbs_cert_list;
+    let list = tbs
+        .crl_extensions
+        .iter()
+        .flatten()
+        .map(|e| (e, &KNOWN_CRL[..]));
+    let entries = tbs
+        .revoked_certificates
+        .iter()
+        .flatten()
+        .flat_map(|r| r.crl_entry_extensions.iter().flatten())
+        .map(|e| (e, &KNOWN_CRL_ENTRY[..]));
+    for (e, known) in list.chain(entries).filter(|(e, _)| e.critical) {
+        let oid = e.extn_id.to_string();
+        if !known.contains(&oid.as_str()) {
+            return Err(chain_err(
+                issuer,
+                Rule::Crl,
+                format!("its CRL has a critical extension {oid} that is not understood"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -286,3 +286,109 @@ fn signatures_are_checked_over_the_bytes_as_encoded() {
     let reencoded = v.clone().with_crls(crls(&list).unwrap());
     assert_eq!(rule(reencoded.verify_encoded(&leaf, &mid)), Some(Rule::Crl));
 }
+
+/// The CRL re-signed by `key` after `change` (a critical extension added, say).
+fn resigned(
+    list: &shangmi_pki::CertificateList,
+    key: &SigningKey,
+    change: impl FnOnce(&mut shangmi_pki::CertificateList),
+) -> shangmi_pki::CertificateList {
+    let mut l = list.clone();
+    change(&mut l);
+    let tbs = l.tbs_cert_list.to_der().unwrap();
+    let sig = key.sign_with_id(shangmi_pki::DEFAULT_ID, &tbs).unwrap();
+    l.signature = der::asn1::BitString::from_bytes(&sig.to_der()).unwrap();
+    l
+}
+
+#[test]
+fn crls_that_cannot_be_trusted_are_errors_not_silence() {
+    let p = pki(Issue::ca(1825));
+    let mid = [p.mid.clone()];
+    let v = Verifier::new(vec![p.root.clone()]);
+    let list = crl(&p.mid, &p.mid_key, &[], 30, 1, shangmi_pki::DEFAULT_ID).unwrap();
+    v.clone()
+        .with_crls(vec![list.clone()])
+        .verify(&p.leaf, &mid)
+        .unwrap();
+    let root_list = crl(&p.root, &p.root_key, &[], 30, 1, shangmi_pki::DEFAULT_ID).unwrap();
+    // A badly signed CRL is not skipped because another issuer's CRL is also given.
+    let mut forged = list.clone();
+    let mut sig = forged.signature.raw_bytes().to_vec();
+    let n = sig.len();
+    sig[n - 3] ^= 1;
+    forged.signature = der::asn1::BitString::from_bytes(&sig).unwrap();
+    for given in [vec![forged.clone()], vec![forged, root_list]] {
+        assert_eq!(
+            rule(v.clone().with_crls(given).verify(&p.leaf, &mid)),
+            Some(Rule::Crl)
+        );
+    }
+    // An unknown critical extension, on the list or on an entry: the CRL cannot be used.
+    let ext = |oid: &str| x509_cert::ext::Extension {
+        extn_id: oid.parse().unwrap(),
+        critical: true,
+        extn_value: der::asn1::OctetString::new(vec![0x05, 0x00]).unwrap(),
+    };
+    let odd = resigned(&list, &p.mid_key, |l| {
+        l.tbs_cert_list
+            .crl_extensions
+            .get_or_insert_with(Vec::new)
+            .push(ext("1.2.3.4"));
+    });
+    assert_eq!(
+        rule(v.clone().with_crls(vec![odd]).verify(&p.leaf, &mid)),
+        Some(Rule::Crl)
+    );
+    let other_serial = vec![0x01, 0x02];
+    let with_entry = crl(
+        &p.mid,
+        &p.mid_key,
+        &[(other_serial, SystemTime::now())],
+        30,
+        2,
+        shangmi_pki::DEFAULT_ID,
+    )
+    .unwrap();
+    let odd_entry = resigned(&with_entry, &p.mid_key, |l| {
+        let entries = l.tbs_cert_list.revoked_certificates.as_mut().unwrap();
+        entries[0].crl_entry_extensions = Some(vec![ext("2.5.29.29")]);
+    });
+    assert_eq!(
+        rule(v.clone().with_crls(vec![odd_entry]).verify(&p.leaf, &mid)),
+        Some(Rule::Crl)
+    );
+    // A CRL issued after the time asked about says nothing about that time.
+    let earlier = SystemTime::now() - Duration::from_secs(3600);
+    let days_back = |d: u64| Issue {
+        not_before: Some(SystemTime::now() - Duration::from_secs(d * 86400)),
+        ..Issue::leaf(30)
+    };
+    let leaf_key = SigningKey::random().unwrap();
+    let csr = request(&leaf_key, "/CN=old leaf", &[]).unwrap();
+    let old_leaf = sign_request(&csr, &p.mid, &p.mid_key, &days_back(2)).unwrap();
+    let mid_back = Issue {
+        not_before: Some(SystemTime::now() - Duration::from_secs(2 * 86400)),
+        ..Issue::ca(30)
+    };
+    let mid_csr = request(&p.mid_key, "/C=CN/O=Test/CN=Intermediate", &[]).unwrap();
+    let old_mid = sign_request(&mid_csr, &p.root, &p.root_key, &mid_back).unwrap();
+    let root_back = Issue {
+        not_before: Some(SystemTime::now() - Duration::from_secs(2 * 86400)),
+        ..Issue::ca(30)
+    };
+    let old_root = self_signed(&p.root_key, "/C=CN/O=Test/CN=Root", &root_back).unwrap();
+    let at_earlier = Verifier::new(vec![old_root]).at(earlier);
+    at_earlier
+        .clone()
+        .verify(&old_leaf, std::slice::from_ref(&old_mid))
+        .unwrap();
+    assert_eq!(
+        rule(
+            at_earlier
+                .with_crls(vec![list])
+                .verify(&old_leaf, &[old_mid])
+        ),
+        Some(Rule::Crl)
+    );
+}

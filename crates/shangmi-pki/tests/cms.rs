@@ -530,3 +530,32 @@ fn gmssl_signed_data_verifies_only_when_asked() {
         shangmi_pki::cms_verify_accepting_gmssl(&p7, &Verifier::new(vec![other.cert])).is_err()
     );
 }
+
+#[test]
+fn sm4_ecb_content_is_read_only_when_asked() {
+    let root = ca();
+    let bob = leaf(&root, "CN=bob");
+    let p7 = cms_encrypt(
+        b"sixteen byte msg",
+        std::slice::from_ref(&bob.cert),
+        Flavor::Pkcs7,
+    )
+    .unwrap();
+    // The same envelope relabelled SM4-ECB (1.2.156.10197.1.104.2 -> .104.1, same length).
+    let cbc = [0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x68, 0x02];
+    let at = p7.windows(cbc.len()).position(|w| w == cbc).unwrap();
+    let mut ecb = p7.clone();
+    ecb[at + cbc.len() - 1] = 0x01;
+    let err = cms_decrypt(&ecb, &bob.key, None).unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported(m) if m.contains("SM4-ECB")),
+        "{err}"
+    );
+    // Asked for, it is decrypted (to the wrong bytes here: the content was CBC).
+    let got = shangmi_pki::cms_decrypt_allowing_ecb(&ecb, &bob.key, None).unwrap();
+    assert_ne!(got.as_slice(), b"sixteen byte msg");
+    assert_eq!(
+        cms_decrypt(&p7, &bob.key, None).unwrap().as_slice(),
+        b"sixteen byte msg"
+    );
+}

@@ -25,7 +25,12 @@ fn the_corpus_key_delivery_opens_and_verifies() {
     let p7 = vector("gmcert-signed-enveloped-enckey.p7.pem");
     let sign_key = key_file("gmcert-sign-key.p8.pem");
     let ca = certificates(&vector("gotlcp-test-ca.pem")).unwrap();
-    let got = cms_decrypt_and_verify(&p7, &sign_key, &Verifier::new(ca.clone())).unwrap();
+    // The CA signed it with its CA key (keyCertSign and cRLSign only): refused unless the
+    // anchor is allowed to sign.
+    let err = cms_decrypt_and_verify(&p7, &sign_key, &Verifier::new(ca.clone())).unwrap_err();
+    assert_eq!(err.rule(), Some(shangmi_pki::Rule::KeyUsage), "{err}");
+    let allowing = Verifier::new(ca.clone()).allowing_anchor_signers();
+    let got = cms_decrypt_and_verify(&p7, &sign_key, &allowing).unwrap();
     assert_eq!(got.flavor, Flavor::Gm);
     assert_eq!(got.signers, ca);
     // 32 zero bytes, then the delivered encryption key's d.
@@ -37,11 +42,15 @@ fn the_corpus_key_delivery_opens_and_verifies() {
     let other = SigningKey::random().unwrap();
     let other_ca = self_signed(&other, "CN=other", &Issue::ca(1)).unwrap();
     assert!(matches!(
-        cms_decrypt_and_verify(&p7, &sign_key, &Verifier::new(vec![other_ca])),
+        cms_decrypt_and_verify(
+            &p7,
+            &sign_key,
+            &Verifier::new(vec![other_ca]).allowing_anchor_signers()
+        ),
         Err(Error::Chain { .. })
     ));
     assert!(matches!(
-        cms_decrypt_and_verify(&p7, &other, &Verifier::new(ca)),
+        cms_decrypt_and_verify(&p7, &other, &allowing),
         Err(Error::Decryption(_))
     ));
 }
