@@ -15,15 +15,36 @@ function smCryptoApi(s) {
     return s.fromHex(e.toString(16).padStart(64, '0'));
   };
 
+  // Private keys come in as hex (sm-crypto's convention) but live here only as module keys,
+  // freed (wiped) before each call returns, whatever happens; key and plaintext bytes made
+  // on the way are zeroed after use.
+  const withKey = (hex, use) => {
+    const k = s.PrivateKey.fromHex(hex);
+    try {
+      return use(k);
+    } finally {
+      k.free();
+    }
+  };
+  const wiped = (bytes, use) => {
+    try {
+      return use(bytes);
+    } finally {
+      bytes.fill(0);
+    }
+  };
+
   const sm2 = {
     generateKeyPairHex() {
       const k = s.PrivateKey.generate();
-      const out = { privateKey: k.toHex(), publicKey: k.publicKey().toHex(false) };
-      k.free();
-      return out;
+      try {
+        return { privateKey: k.toHex(), publicKey: k.publicKey().toHex(false) };
+      } finally {
+        k.free();
+      }
     },
     getPublicKeyFromPrivateKey(privateKey) {
-      return s.PrivateKey.fromHex(privateKey).publicKey().toHex(false);
+      return withKey(privateKey, (k) => k.publicKey().toHex(false));
     },
     compressPublicKeyHex(publicKey) {
       return s.PublicKey.fromHex(publicKey).toHex(true);
@@ -54,19 +75,18 @@ function smCryptoApi(s) {
       try {
         const ct = typeof encryptData === 'string' ? s.fromHex(encryptData) : Uint8Array.from(encryptData);
         const format = asn1 ? 'asn1' : cipherMode === 0 ? 'c1c2c3' : 'c1c3c2';
-        plain = s.PrivateKey.fromHex(privateKey).decrypt(ct, { format });
+        plain = withKey(privateKey, (k) => k.decrypt(ct, { format }));
       } catch (e) {
         return output === 'array' ? [] : '';
       }
-      return output === 'array' ? Array.from(plain) : new TextDecoder().decode(plain);
+      return wiped(plain, (p) => (output === 'array' ? Array.from(p) : new TextDecoder().decode(p)));
     },
     // hash defaults to true (Z and SM3, as sm-crypto 0.4 and later); without it the message
     // itself is the digest, as sm-crypto signs then.
     doSignature(msg, privateKey, { der = false, hash = true, userId = '1234567812345678' } = {}) {
-      const k = s.PrivateKey.fromHex(privateKey);
       const m = msgBytes(msg);
-      const sig = hash ? k.sign(m, { id: s.utf8(userId), der }) : k.signDigest(bareDigest(m), { der });
-      return s.toHex(sig);
+      return withKey(privateKey, (k) =>
+        s.toHex(hash ? k.sign(m, { id: s.utf8(userId), der }) : k.signDigest(bareDigest(m), { der })));
     },
     doVerifySignature(msg, signHex, publicKey, { der = false, hash = true, userId = '1234567812345678' } = {}) {
       try {
@@ -83,7 +103,8 @@ function smCryptoApi(s) {
   // sm3(msg) is the hex digest; sm3(msg, { key }) HMAC-SM3, as sm-crypto 0.3.13 and later.
   function sm3(msg, options = {}) {
     const m = msgBytes(msg);
-    return s.toHex(options.key === undefined ? s.sm3(m) : s.hmacSm3(keyBytes(options.key), m));
+    if (options.key === undefined) return s.toHex(s.sm3(m));
+    return wiped(keyBytes(options.key), (k) => s.toHex(s.hmacSm3(k, m)));
   }
 
   const sm4Options = (key, o) => {
@@ -101,15 +122,15 @@ function smCryptoApi(s) {
     // Hex out (or an array with output 'array'); strings in are UTF-8, as sm-crypto reads them.
     encrypt(inArray, key, options = {}) {
       const [k, o] = sm4Options(key, options);
-      const out = s.sm4Encrypt(k, msgBytes(inArray), o);
+      const out = wiped(k, (kb) => wiped(msgBytes(inArray), (m) => s.sm4Encrypt(kb, m, o)));
       return options.output === 'array' ? Array.from(out) : s.toHex(out);
     },
     // A UTF-8 string out (or an array with output 'array'); hex strings in.
     decrypt(inArray, key, options = {}) {
       const [k, o] = sm4Options(key, options);
       const data = typeof inArray === 'string' ? s.fromHex(inArray) : Uint8Array.from(inArray);
-      const out = s.sm4Decrypt(k, data, o);
-      return options.output === 'array' ? Array.from(out) : new TextDecoder().decode(out);
+      const out = wiped(k, (kb) => s.sm4Decrypt(kb, data, o));
+      return wiped(out, (p) => (options.output === 'array' ? Array.from(p) : new TextDecoder().decode(p)));
     },
   };
 

@@ -55,3 +55,27 @@ test('a length the module cannot hold is an error, and the module keeps working'
   assert.equal(s.sm3Kdf(new Uint8Array(64), 48).length, 48);
   assert.equal(s.pbkdf2Sm3(s.utf8('pw'), s.utf8('salt'), 2, 32).length, 32);
 });
+
+test('the sm-crypto layer frees every private key it makes, even on failure', async () => {
+  const { sm2 } = (await import('shangmi/sm-crypto')).default;
+  const proto = s.PrivateKey.prototype;
+  const [fromHex, generate, free] = [s.PrivateKey.fromHex, s.PrivateKey.generate, proto.free];
+  let made = 0;
+  let freed = 0;
+  s.PrivateKey.fromHex = function (h) { const k = fromHex.call(this, h); made++; return k; };
+  s.PrivateKey.generate = function () { const k = generate.call(this); made++; return k; };
+  proto.free = function () { freed++; return free.call(this); };
+  try {
+    const { privateKey, publicKey } = sm2.generateKeyPairHex();
+    assert.equal(sm2.getPublicKeyFromPrivateKey(privateKey), publicKey);
+    const sig = sm2.doSignature('message', privateKey);
+    assert.ok(sm2.doVerifySignature('message', sig, publicKey));
+    assert.equal(sm2.doDecrypt(sm2.doEncrypt('secret', publicKey), privateKey), 'secret');
+    assert.equal(sm2.doDecrypt('04' + '00'.repeat(100), privateKey), '');
+    assert.equal(made, 5);
+    assert.equal(freed, made);
+  } finally {
+    Object.assign(s.PrivateKey, { fromHex, generate });
+    proto.free = free;
+  }
+});

@@ -122,6 +122,13 @@ pub fn run(args: Args) -> Result<Outcome> {
             let c = certs
                 .first()
                 .ok_or_else(|| error(cert.display(), "no certificate"))?;
+            // The format's key is one SM3 of the password, unsalted and uniterated: a guess
+            // costs an attacker one hash. Say so every time a key is put in one.
+            eprintln!(
+                "shangmi: warning: a .sm2 file protects its key with one unsalted SM3 of the \
+                 password (CFCA's format); use a long random password, or PKCS#8 \
+                 (sm2 keygen/convert with a password) where CFCA's tools are not needed"
+            );
             let password =
                 secrets::password(password_file.as_deref(), "Password for the .sm2 file", true)?;
             let der =
