@@ -1,0 +1,253 @@
+//! Which protocol a client speaks, from its first flight alone: TLCP (GB/T 38636), TLS 1.3
+//! with the SM suites (RFC 8998), or international TLS, and the server name it asks for.
+//!
+//! Nothing is consumed: the caller buffers what arrived, asks [`detect`] until it answers,
+//! then hands every buffered byte to the protocol chosen. A ClientHello may span several
+//! records (post-quantum key shares push it past 4 KiB), so the handshake message is
+//! reassembled from consecutive handshake records, up to a bound.
+
+/// TLCP's record version.
+const TLCP_VERSION: u16 = 0x0101;
+/// The TLCP suites: ECC_SM4_CBC_SM3, ECC_SM4_GCM_SM3, ECDHE_SM4_CBC_SM3, ECDHE_SM4_GCM_SM3.
+const TLCP_SUITES: [u16; 4] = [0xE013, 0xE053, 0xE011, 0xE051];
+/// TLS_SM4_GCM_SM3, TLS_SM4_CCM_SM3.
+const SM_SUITES: [u16; 2] = [0x00C6, 0x00C7];
+/// curveSM2, curveSM2MLKEM768.
+const SM_GROUPS: [u16; 2] = [0x0029, 0x11EE];
+const SM2SIG_SM3: u16 = 0x0708;
+const TLS13: u16 = 0x0304;
+
+/// The largest first flight read before deciding (a ClientHello with every post-quantum key
+/// share a client sends today is under 4 KiB; a handshake message can declare up to 16 MiB).
+pub const MAX_FIRST_FLIGHT: usize = 64 << 10;
+
+/// What the first flight says so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Detected {
+    /// Not enough bytes yet: read more (at least this many in all) and ask again.
+    NeedMore(usize),
+    /// A ClientHello, read whole.
+    Hello(Hello),
+    /// Not the start of a TLS or TLCP handshake, or a malformed one: close the connection.
+    Invalid(&'static str),
+}
+
+/// What a client's ClientHello offers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hello {
+    /// The record layer said TLCP (version 0x0101).
+    pub tlcp_record: bool,
+    /// The server name (SNI), when sent: a host name in ASCII, lower case.
+    pub server_name: Option<String>,
+    /// TLS 1.3 with an SM suite, an SM group (curveSM2 or the hybrid) and sm2sig_sm3.
+    pub rfc8998: bool,
+    /// TLCP suites among the cipher suites (TLCP clients, and browsers that offer them inside
+    /// a TLS hello).
+    pub tlcp_suites: bool,
+}
+
+/// The protocol a connection is served with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// TLCP with a signing and an encryption certificate.
+    Tlcp,
+    /// TLS 1.3 with the SM suites and an SM2 certificate.
+    Rfc8998,
+    /// TLS 1.2 and 1.3 with the international suites.
+    International,
+}
+
+impl Hello {
+    /// The protocol to answer with, given what the site can serve: a TLCP record goes to TLCP;
+    /// a hello offering RFC 8998 to RFC 8998 when the site has an SM2 certificate; TLCP suites
+    /// in a TLS hello to TLCP; everything else to international TLS. `None` when the site
+    /// cannot serve what the client needs.
+    pub fn choose(
+        &self,
+        has_tlcp: bool,
+        has_sm2: bool,
+        has_international: bool,
+    ) -> Option<Protocol> {
+        if self.tlcp_record {
+            return has_tlcp.then_some(Protocol::Tlcp);
+        }
+        if self.rfc8998 && has_sm2 {
+            return Some(Protocol::Rfc8998);
+        }
+        if self.tlcp_suites && has_tlcp {
+            return Some(Protocol::Tlcp);
+        }
+        has_international.then_some(Protocol::International)
+    }
+}
+
+/// Reads the first flight buffered so far.
+pub fn detect(buf: &[u8]) -> Detected {
+    let mut message = Vec::new();
+    let mut at = 0;
+    let mut record_version = None;
+    // Handshake records until the first handshake message is whole.
+    loop {
+        let Some(header) = buf.get(at..at + 5) else {
+            return Detected::NeedMore(at + 5);
+        };
+        if header[0] != 22 {
+            return Detected::Invalid("the first record is not a handshake");
+        }
+        let version = u16::from_be_bytes([header[1], header[2]]);
+        if version != TLCP_VERSION && !(0x0300..=0x0304).contains(&version) {
+            return Detected::Invalid("neither a TLS nor a TLCP record version");
+        }
+        let len = usize::from(u16::from_be_bytes([header[3], header[4]]));
+        if len == 0 || len > 16384 + 2048 {
+            return Detected::Invalid("a handshake record of impossible length");
+        }
+        let first = *record_version.get_or_insert(version);
+        if (first == TLCP_VERSION) != (version == TLCP_VERSION) {
+            return Detected::Invalid("TLS and TLCP records in one flight");
+        }
+        let Some(body) = buf.get(at + 5..at + 5 + len) else {
+            return Detected::NeedMore(at + 5 + len);
+        };
+        message.extend_from_slice(body);
+        at += 5 + len;
+        if message.len() >= 4 {
+            if message[0] != 1 {
+                return Detected::Invalid("the first handshake message is not a ClientHello");
+            }
+            let declared = usize::from(message[1]) << 16
+                | usize::from(message[2]) << 8
+                | usize::from(message[3]);
+            let want = 4 + declared;
+            if want > MAX_FIRST_FLIGHT {
+                return Detected::Invalid("a ClientHello larger than any client sends");
+            }
+            if message.len() >= want {
+                message.truncate(want);
+                break;
+            }
+        }
+        // Tiny records cost 5 bytes of header each: bounded too.
+        if at > 2 * MAX_FIRST_FLIGHT {
+            return Detected::Invalid("a first flight larger than any client sends");
+        }
+    }
+    let tlcp_record = record_version == Some(TLCP_VERSION);
+    match parse_hello(&message[4..]) {
+        Some(mut h) => {
+            h.tlcp_record = tlcp_record;
+            Detected::Hello(h)
+        }
+        None => Detected::Invalid("a malformed ClientHello"),
+    }
+}
+
+/// A cursor over a byte string: every read checks its bounds.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+
+    fn u16(&mut self) -> Option<u16> {
+        self.take(2).map(|b| u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    fn vec8(&mut self) -> Option<&'a [u8]> {
+        let n = self.u8()?;
+        self.take(usize::from(n))
+    }
+
+    fn vec16(&mut self) -> Option<&'a [u8]> {
+        let n = self.u16()?;
+        self.take(usize::from(n))
+    }
+
+    fn u16s(bytes: &[u8]) -> Option<Vec<u16>> {
+        if !bytes.len().is_multiple_of(2) {
+            return None;
+        }
+        Some(
+            bytes
+                .chunks_exact(2)
+                .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                .collect(),
+        )
+    }
+}
+
+fn parse_hello(body: &[u8]) -> Option<Hello> {
+    let mut r = Reader(body);
+    r.u16()?; // legacy_version (TLCP: 0x0101; TLS 1.3: 0x0303)
+    r.take(32)?; // random
+    r.vec8()?; // session id
+    let suites = Reader::u16s(r.vec16()?)?;
+    r.vec8()?; // compression methods
+    let mut hello = Hello {
+        tlcp_suites: suites.iter().any(|s| TLCP_SUITES.contains(s)),
+        ..Hello::default()
+    };
+    // No extensions at all is a valid hello (TLCP clients send none).
+    if r.0.is_empty() {
+        return Some(hello);
+    }
+    let mut exts = Reader(r.vec16()?);
+    if !r.0.is_empty() {
+        return None;
+    }
+    let (mut groups, mut sigalgs, mut versions) = (Vec::new(), Vec::new(), Vec::new());
+    let mut seen = Vec::new();
+    while !exts.0.is_empty() {
+        let kind = exts.u16()?;
+        let data = exts.vec16()?;
+        if seen.contains(&kind) {
+            return None; // RFC 8446 4.2: no extension twice
+        }
+        seen.push(kind);
+        let mut d = Reader(data);
+        match kind {
+            0 => hello.server_name = server_name(&mut d)?,
+            10 => groups = Reader::u16s(d.vec16()?)?,
+            13 => sigalgs = Reader::u16s(d.vec16()?)?,
+            43 => versions = Reader::u16s(d.vec8()?)?,
+            _ => {}
+        }
+    }
+    hello.rfc8998 = versions.contains(&TLS13)
+        && suites.iter().any(|s| SM_SUITES.contains(s))
+        && groups.iter().any(|g| SM_GROUPS.contains(g))
+        && sigalgs.contains(&SM2SIG_SM3);
+    Some(hello)
+}
+
+/// RFC 6066's server_name: the first host_name entry, as an ASCII host name.
+fn server_name(d: &mut Reader<'_>) -> Option<Option<String>> {
+    let mut list = Reader(d.vec16()?);
+    while !list.0.is_empty() {
+        let kind = list.u8()?;
+        let name = list.vec16()?;
+        if kind == 0 {
+            let ok = !name.is_empty()
+                && name.len() <= 253
+                && name
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
+            if !ok {
+                return None;
+            }
+            let text = String::from_utf8(name.to_ascii_lowercase()).ok()?;
+            return Some(Some(text));
+        }
+    }
+    Some(None)
+}

@@ -1,0 +1,204 @@
+//! The first-flight decision on hellos real clients send: rustls with the SM provider (RFC
+//! 8998) and with aws-lc-rs (international), shangmi-tlcp (a TLCP record), a TLS hello
+//! carrying TLCP suites as the 360 browser sends it, a hello split over many records and over
+//! many reads; and garbage, which is refused without waiting.
+
+use std::sync::Arc;
+
+use shangmi_gateway::detect::{Detected, Hello, MAX_FIRST_FLIGHT, Protocol, detect};
+
+fn rustls_hello(provider: rustls::crypto::CryptoProvider, sni: &str) -> Vec<u8> {
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(rustls::RootCertStore::empty())
+        .with_no_client_auth();
+    let mut c =
+        rustls::ClientConnection::new(Arc::new(config), sni.to_string().try_into().unwrap())
+            .unwrap();
+    let mut out = Vec::new();
+    c.write_tls(&mut out).unwrap();
+    out
+}
+
+fn hello(bytes: &[u8]) -> Hello {
+    match detect(bytes) {
+        Detected::Hello(h) => h,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Every strict prefix asks for more, and never for less than it has.
+fn prefixes_ask_for_more(bytes: &[u8]) {
+    for n in 0..bytes.len() {
+        match detect(&bytes[..n]) {
+            Detected::NeedMore(want) => assert!(want > n && want <= bytes.len(), "{n}: {want}"),
+            other => panic!("prefix of {n}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn rfc8998_and_international_hellos_are_told_apart() {
+    let sm = rustls_hello(shangmi_rustls::provider(), "SM.Example.com");
+    let h = hello(&sm);
+    assert!(h.rfc8998 && !h.tlcp_record && !h.tlcp_suites);
+    assert_eq!(h.server_name.as_deref(), Some("sm.example.com"));
+    assert_eq!(h.choose(true, true, true), Some(Protocol::Rfc8998));
+    // A site without an SM2 certificate serves it internationally if it can (it cannot
+    // here: the hello offers only SM suites, and rustls will say so).
+    assert_eq!(h.choose(true, false, true), Some(Protocol::International));
+    prefixes_ask_for_more(&sm);
+
+    let intl = rustls_hello(
+        rustls::crypto::aws_lc_rs::default_provider(),
+        "www.example.com",
+    );
+    let h = hello(&intl);
+    assert!(!h.rfc8998 && !h.tlcp_record && !h.tlcp_suites);
+    assert_eq!(h.choose(true, true, true), Some(Protocol::International));
+    assert_eq!(h.choose(true, true, false), None);
+    prefixes_ask_for_more(&intl);
+}
+
+#[test]
+fn a_tlcp_record_is_tlcp() {
+    let config = shangmi_tlcp::ClientConfig::new(Vec::new());
+    let mut c = shangmi_tlcp::Connection::client(Arc::new(config), "localhost").unwrap();
+    let flight = c.take_tls();
+    assert_eq!(&flight[1..3], &[0x01, 0x01]);
+    let h = hello(&flight);
+    assert!(h.tlcp_record && h.tlcp_suites && !h.rfc8998);
+    assert_eq!(h.server_name, None);
+    assert_eq!(h.choose(true, true, true), Some(Protocol::Tlcp));
+    assert_eq!(h.choose(false, true, true), None);
+    prefixes_ask_for_more(&flight);
+}
+
+/// A TLS 1.2 record and hello carrying ECC_SM4_CBC_SM3 and ECDHE_SM4_GCM_SM3 beside
+/// international suites, as the 360 browser offers them.
+fn hello_360() -> Vec<u8> {
+    let mut body = vec![0x03, 0x03];
+    body.extend([0x11; 32]);
+    body.push(0);
+    let suites: [u16; 4] = [0xE013, 0xE051, 0xC02B, 0x002F];
+    body.extend(((suites.len() * 2) as u16).to_be_bytes());
+    for s in suites {
+        body.extend(s.to_be_bytes());
+    }
+    body.extend([1, 0]);
+    let name = b"bank.example.cn";
+    let mut sni = Vec::new();
+    sni.extend(((name.len() + 3) as u16).to_be_bytes());
+    sni.push(0);
+    sni.extend((name.len() as u16).to_be_bytes());
+    sni.extend(name);
+    let mut exts = vec![0, 0];
+    exts.extend((sni.len() as u16).to_be_bytes());
+    exts.extend(sni);
+    body.extend((exts.len() as u16).to_be_bytes());
+    body.extend(exts);
+    let mut msg = vec![1, 0];
+    msg.extend((body.len() as u16).to_be_bytes());
+    msg.extend(body);
+    let mut rec = vec![22, 0x03, 0x01];
+    rec.extend((msg.len() as u16).to_be_bytes());
+    rec.extend(msg);
+    rec
+}
+
+#[test]
+fn tlcp_suites_in_a_tls_hello_are_answered_with_tlcp() {
+    let h = hello(&hello_360());
+    assert!(h.tlcp_suites && !h.tlcp_record && !h.rfc8998);
+    assert_eq!(h.server_name.as_deref(), Some("bank.example.cn"));
+    assert_eq!(h.choose(true, true, true), Some(Protocol::Tlcp));
+    assert_eq!(h.choose(false, true, true), Some(Protocol::International));
+}
+
+/// The same handshake message re-framed in records of `size` bytes.
+fn reframe(flight: &[u8], size: usize) -> Vec<u8> {
+    let (header, message) = flight.split_at(5);
+    let mut out = Vec::new();
+    for piece in message.chunks(size) {
+        out.extend(&header[..3]);
+        out.extend((piece.len() as u16).to_be_bytes());
+        out.extend(piece);
+    }
+    out
+}
+
+#[test]
+fn a_hello_over_many_records_is_reassembled() {
+    let sm = rustls_hello(shangmi_rustls::provider(), "localhost");
+    let whole = hello(&sm);
+    for size in [1, 3, 4, 5, 100] {
+        let split = reframe(&sm, size);
+        assert_eq!(hello(&split), whole, "records of {size}");
+        prefixes_ask_for_more(&split);
+    }
+    // Application data after the hello (0-RTT, or a pipelining client) changes nothing.
+    let mut more = sm.clone();
+    more.extend([23, 3, 3, 0, 1, 0]);
+    assert_eq!(hello(&more), whole);
+}
+
+#[test]
+fn garbage_is_refused_at_once() {
+    for bad in [
+        &b"GET / HTTP/1.1\r\n\r\n"[..],
+        &[0x16, 0x02, 0x00, 0x00, 0x10], // SSL 2-era version
+        &[0x16, 0x03, 0x03, 0x00, 0x00], // an empty record
+        &[0x17, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5], // application data first
+        &[0x16, 0x03, 0x03, 0x00, 0x04, 2, 0, 0, 0], // a ServerHello
+        &[0x16, 0x03, 0x03, 0x00, 0x04, 1, 0, 0, 0], // an empty ClientHello
+        &[0x16, 0x03, 0x03, 0x00, 0x04, 1, 0xff, 0xff, 0xff], // 16 MiB declared
+    ] {
+        assert!(matches!(detect(bad), Detected::Invalid(_)), "{bad:?}");
+    }
+    // TLS and TLCP records mixed in one flight.
+    let mut mixed = reframe(&hello_360(), 10);
+    mixed[5 + 10 + 1..5 + 10 + 3].copy_from_slice(&[1, 1]);
+    assert!(matches!(detect(&mixed), Detected::Invalid(_)));
+    // A hello larger than any client sends is refused once its length is known.
+    let mut huge = vec![0x16, 0x03, 0x03, 0x00, 0x04, 1];
+    huge.extend(((MAX_FIRST_FLIGHT + 1) as u32).to_be_bytes()[1..].iter());
+    assert!(matches!(detect(&huge), Detected::Invalid(_)));
+    // A server name that is not a host name.
+    let mut odd = hello_360();
+    let at = odd.windows(4).position(|w| w == b"bank").unwrap();
+    odd[at] = b'/';
+    assert!(matches!(detect(&odd), Detected::Invalid(_)));
+}
+
+/// Writes the fuzz target's seeds (run by hand with SHANGMI_WRITE_SEEDS=1 after a change to
+/// what clients send).
+#[test]
+fn write_seeds_when_asked() {
+    if std::env::var_os("SHANGMI_WRITE_SEEDS").is_none() {
+        return;
+    }
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/seeds/gateway_detect"
+    );
+    std::fs::create_dir_all(dir).unwrap();
+    let config = shangmi_tlcp::ClientConfig::new(Vec::new());
+    let mut tlcp = shangmi_tlcp::Connection::client(Arc::new(config), "localhost").unwrap();
+    let sm = rustls_hello(shangmi_rustls::provider(), "localhost");
+    for (name, bytes) in [
+        ("rfc8998-hello.bin", sm.clone()),
+        ("rfc8998-hello-in-7-byte-records.bin", reframe(&sm, 7)),
+        (
+            "international-hello.bin",
+            rustls_hello(
+                rustls::crypto::aws_lc_rs::default_provider(),
+                "www.example.com",
+            ),
+        ),
+        ("tlcp-hello.bin", tlcp.take_tls()),
+        ("tls-hello-with-tlcp-suites.bin", hello_360()),
+    ] {
+        std::fs::write(format!("{dir}/{name}"), bytes).unwrap();
+    }
+}

@@ -1,0 +1,32 @@
+//! The gateway's first-flight decision on arbitrary bytes: it never panics, asks only for
+//! more than it has, and a hello once read is read the same with more bytes after it and
+//! not before all of it. Replayed on stable over the committed seeds by
+//! crates/shangmi-gateway/tests/fuzz_corpus.rs.
+
+use shangmi_gateway::detect::{Detected, detect};
+
+pub fn detect_flight(data: &[u8]) {
+    match detect(data) {
+        Detected::NeedMore(want) => {
+            assert!(want > data.len(), "asked for {want} of {}", data.len())
+        }
+        Detected::Invalid(why) => assert!(!why.is_empty()),
+        Detected::Hello(h) => {
+            let mut more = data.to_vec();
+            more.extend_from_slice(&[23, 3, 3, 0, 1, 0]);
+            assert_eq!(detect(&more), Detected::Hello(h.clone()));
+            for n in [0, data.len() / 2, data.len().saturating_sub(1)] {
+                if n < data.len()
+                    && let Detected::Hello(early) = detect(&data[..n])
+                {
+                    // A hello may end before the data does: the prefix then holds it whole.
+                    assert_eq!(early, h);
+                }
+            }
+            // A server name, when read, is a lower-case host name.
+            if let Some(name) = &h.server_name {
+                assert!(!name.is_empty() && name.bytes().all(|b| !b.is_ascii_uppercase()));
+            }
+        }
+    }
+}
