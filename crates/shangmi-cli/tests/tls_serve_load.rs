@@ -372,3 +372,39 @@ fn a_client_flight_over_4_kib_is_read_whole() {
         started.elapsed()
     );
 }
+
+/// A client that completes its handshake and then sends without reading: the echo stalls on
+/// it, the write times out (`--write-timeout`), and the only slot serves the next client.
+#[test]
+fn a_client_that_never_reads_cannot_hold_a_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    shangmi_pki(d);
+    let server = shangmi_server(
+        d,
+        &[
+            "--cert",
+            "server.pem",
+            "--key",
+            "server.key",
+            "--echo",
+            "--max-connections",
+            "1",
+            "--write-timeout",
+            "1",
+        ],
+    );
+    let config = client_config(d);
+    let sock = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    sock.set_write_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let conn =
+        rustls::ClientConnection::new(config.clone(), "localhost".try_into().unwrap()).unwrap();
+    let mut stalled = rustls::StreamOwned::new(conn, sock);
+    let chunk = vec![0x42u8; 64 << 10];
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) && stalled.write_all(&chunk).is_ok() {}
+    std::thread::sleep(Duration::from_millis(500));
+    good_client(&config, server.port);
+    drop(stalled);
+}
