@@ -160,6 +160,10 @@ int main(void) {
     pn = 999;
     CHECK(shangmi_cms_decrypt_verify(delivery, dl, key, other, ol, 0, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_AUTHENTICATION);
     CHECK(pn == 0 && plain[0] == 0xEE);
+    /* Allowed: 32 zero bytes, then the delivered key; an unknown option bit is refused. */
+    OK(shangmi_cms_decrypt_verify_opts(delivery, dl, key, other, ol, 0, SHANGMI_CMS_ALLOW_CA_SIGNER, plain, sizeof plain, &pn));
+    CHECK(pn == 64 && plain[0] == 0 && plain[31] == 0 && plain[32] == 0xca);
+    CHECK(shangmi_cms_decrypt_verify_opts(delivery, dl, key, other, ol, 0, 64, plain, sizeof plain, &pn) == SHANGMI_STATUS_ERR_INVALID_ARGUMENT);
     free(delivery);
 
     shangmi_sm2_private_key_free(key);

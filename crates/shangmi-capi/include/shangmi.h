@@ -29,6 +29,11 @@
 // `shangmi_cms_encrypt` option: GmSSL 3's form (GM/T 0010 OIDs, its key-transport label).
 #define SHANGMI_CMS_GMSSL 16
 
+// `shangmi_cms_decrypt_verify` and `shangmi_cms_decrypt_verify_opts` option: a trust anchor
+// may sign the message with a key whose usage is certificate and CRL signing only, as CAs
+// that deliver encryption keys do.
+#define SHANGMI_CMS_ALLOW_CA_SIGNER 32
+
 // DER signatures (SEQUENCE of two INTEGERs, at most 72 bytes), as OpenSSL writes them.
 #define SHANGMI_SIG_DER 0
 
@@ -229,7 +234,10 @@ enum shangmi_status shangmi_cms_sign_encrypt(const uint8_t *data,
 
 // Opens SignedAndEnvelopedData with `key` and verifies its signers' signatures and chains to
 // `anchors` (validity at Unix time `at`, 0 for now); writes the content to `out` only when
-// every check holds (`SHANGMI_STATUS_ERR_AUTHENTICATION`, nothing written, otherwise).
+// every check holds (`SHANGMI_STATUS_ERR_AUTHENTICATION`, nothing written, otherwise). A
+// signer needs digitalSignature or nonRepudiation when its certificate states a key usage;
+// `shangmi_cms_decrypt_verify_opts` with `SHANGMI_CMS_ALLOW_CA_SIGNER` lets an anchor sign
+// with its certificate-signing key.
 //
 // # Safety
 // As `shangmi_cms_verify`; `key` a live key.
@@ -242,6 +250,22 @@ enum shangmi_status shangmi_cms_decrypt_verify(const uint8_t *msg,
                                                uint8_t *out,
                                                size_t out_cap,
                                                size_t *out_len);
+
+// `shangmi_cms_decrypt_verify` with `options`: 0, or `SHANGMI_CMS_ALLOW_CA_SIGNER`; any
+// other bit is `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`.
+//
+// # Safety
+// As `shangmi_cms_decrypt_verify`.
+enum shangmi_status shangmi_cms_decrypt_verify_opts(const uint8_t *msg,
+                                                    size_t msg_len,
+                                                    const struct shangmi_sm2_private_key *key,
+                                                    const uint8_t *anchors,
+                                                    size_t anchors_len,
+                                                    uint64_t at,
+                                                    int options,
+                                                    uint8_t *out,
+                                                    size_t out_cap,
+                                                    size_t *out_len);
 
 // A fresh private key from the operating system's generator.
 //

@@ -376,7 +376,10 @@ pub unsafe extern "C" fn shangmi_cms_sign_encrypt(
 
 /// Opens SignedAndEnvelopedData with `key` and verifies its signers' signatures and chains to
 /// `anchors` (validity at Unix time `at`, 0 for now); writes the content to `out` only when
-/// every check holds (`SHANGMI_STATUS_ERR_AUTHENTICATION`, nothing written, otherwise).
+/// every check holds (`SHANGMI_STATUS_ERR_AUTHENTICATION`, nothing written, otherwise). A
+/// signer needs digitalSignature or nonRepudiation when its certificate states a key usage;
+/// `shangmi_cms_decrypt_verify_opts` with `SHANGMI_CMS_ALLOW_CA_SIGNER` lets an anchor sign
+/// with its certificate-signing key.
 ///
 /// # Safety
 /// As `shangmi_cms_verify`; `key` a live key.
@@ -393,7 +396,51 @@ pub unsafe extern "C" fn shangmi_cms_decrypt_verify(
     out_cap: usize,
     out_len: *mut usize,
 ) -> shangmi_status {
+    // SAFETY: the caller's contract, passed on unchanged.
+    unsafe {
+        shangmi_cms_decrypt_verify_opts(
+            msg,
+            msg_len,
+            key,
+            anchors,
+            anchors_len,
+            at,
+            0,
+            out,
+            out_cap,
+            out_len,
+        )
+    }
+}
+
+/// `shangmi_cms_decrypt_verify` and `shangmi_cms_decrypt_verify_opts` option: a trust anchor
+/// may sign the message with a key whose usage is certificate and CRL signing only, as CAs
+/// that deliver encryption keys do.
+pub const SHANGMI_CMS_ALLOW_CA_SIGNER: c_int = 32;
+
+/// `shangmi_cms_decrypt_verify` with `options`: 0, or `SHANGMI_CMS_ALLOW_CA_SIGNER`; any
+/// other bit is `SHANGMI_STATUS_ERR_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// As `shangmi_cms_decrypt_verify`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn shangmi_cms_decrypt_verify_opts(
+    msg: *const u8,
+    msg_len: usize,
+    key: *const shangmi_sm2_private_key,
+    anchors: *const u8,
+    anchors_len: usize,
+    at: u64,
+    options: c_int,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+) -> shangmi_status {
     let run = || {
+        if options & !SHANGMI_CMS_ALLOW_CA_SIGNER != 0 {
+            return Err(shangmi_status::ErrInvalidArgument);
+        }
         // SAFETY: the caller's contract above.
         let (m, k, a) = unsafe {
             (
@@ -405,6 +452,9 @@ pub unsafe extern "C" fn shangmi_cms_decrypt_verify(
         let mut v = Verifier::new(a);
         if at != 0 {
             v = v.at(UNIX_EPOCH + Duration::from_secs(at));
+        }
+        if options & SHANGMI_CMS_ALLOW_CA_SIGNER != 0 {
+            v = v.allowing_anchor_signers();
         }
         let got = shangmi_pki::cms_decrypt_and_verify(m, &k.inner, &v).map_err(err)?;
         // SAFETY: the caller's contract above; the input slices are no longer read.
