@@ -25,3 +25,8 @@ pub fn connect(addr: &str, limit: Duration) -> io::Result<TcpStream> {
 pub fn bound_writes(sock: &TcpStream, limit: Duration) {
     let _ = sock.set_write_timeout(Some(limit));
 }
+
+/// The stack of a connection's thread. Only the pages touched are memory, so the reserve is
+/// generous: an unoptimised build's SIMD kernels (SM4 on VAES, 32 rounds unrolled) alone take
+/// over 200 KiB of frame, and a handshake also parses certificates and runs SM2 below them.
+pub const CONNECTION_STACK: usize = 1 << 20;

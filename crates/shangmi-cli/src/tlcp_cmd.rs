@@ -517,7 +517,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
         active.fetch_add(1, Ordering::Relaxed);
         let (shared, count) = (shared.clone(), active.clone());
         let spawned = std::thread::Builder::new()
-            .stack_size(256 * 1024)
+            .stack_size(crate::net::CONNECTION_STACK)
             .spawn(move || {
                 let line = serve_one(&shared, sock);
                 eprintln!("shangmi: {peer}: {line}");

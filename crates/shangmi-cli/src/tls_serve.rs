@@ -1,6 +1,6 @@
 //! `shangmi tls serve`: an RFC 8998 server that keeps serving whatever its clients do.
 //!
-//! Each connection runs on a thread of its own (small stacks), at most `--max-connections` at
+//! Each connection runs on a thread of its own, at most `--max-connections` at
 //! once: beyond that a connection is closed as soon as it is accepted. The handshake has a
 //! deadline, an idle connection a timeout, a write to a client that reads nothing another, and
 //! connecting to the back end the handshake's, so stalled, garbage-sending, non-reading or
@@ -155,7 +155,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
         let (shared, count) = (Arc::clone(&shared), Arc::clone(&active));
         let spawned = std::thread::Builder::new()
             .name(format!("tls {peer}"))
-            .stack_size(256 << 10)
+            .stack_size(crate::net::CONNECTION_STACK)
             .spawn(move || {
                 let line = serve_one(&shared, sock, peer);
                 log(Some(peer), format_args!("{line}"));
