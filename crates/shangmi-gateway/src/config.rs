@@ -1,0 +1,244 @@
+//! The configuration file: TOML, read whole and checked before anything uses it. Every problem
+//! is reported as `FILE:LINE: what`, and paths are relative to the file's directory.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    /// The admin listener (metrics, health, reload); none when absent.
+    pub admin: Option<Admin>,
+    /// Limits, all with defaults.
+    #[serde(default)]
+    pub limits: Limits,
+    /// Logging.
+    #[serde(default)]
+    pub log: Log,
+    /// The listeners: at least one.
+    #[serde(default)]
+    pub listener: Vec<Listener>,
+}
+
+/// `[admin]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Admin {
+    /// ADDR:PORT.
+    pub listen: Spanned<String>,
+}
+
+/// `[limits]`: what one client, or all of them, may cost.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Connections open at once across listeners; more are closed on arrival.
+    pub max_connections: usize,
+    /// Seconds from accepting a connection to a completed handshake.
+    pub handshake_timeout: f64,
+    /// Seconds without a byte moved before a connection is closed.
+    pub idle_timeout: f64,
+    /// Seconds to connect to an upstream before it counts as down.
+    pub connect_timeout: f64,
+    /// Seconds an upstream has to answer a request's head.
+    pub upstream_timeout: f64,
+    /// Seconds SIGTERM waits for connections in flight before exiting.
+    pub drain_timeout: f64,
+    /// Seconds an upstream that failed to connect is skipped.
+    pub upstream_retry: f64,
+    /// The largest request head (HTTP/1.1) or header list (HTTP/2), bytes.
+    pub max_header_bytes: usize,
+    /// Requests (and TCP connections) per second per client address; 0 for no limit.
+    pub requests_per_second: f64,
+    /// How many requests above the rate a client may send in a burst.
+    pub burst: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 10_000,
+            handshake_timeout: 10.0,
+            idle_timeout: 60.0,
+            connect_timeout: 5.0,
+            upstream_timeout: 60.0,
+            drain_timeout: 30.0,
+            upstream_retry: 10.0,
+            max_header_bytes: 16 * 1024,
+            requests_per_second: 0.0,
+            burst: 50.0,
+        }
+    }
+}
+
+/// `[log]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Log {
+    /// Access log lines (JSON) to "stdout", "stderr" or "off".
+    pub access: String,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Log {
+            access: "stdout".into(),
+        }
+    }
+}
+
+/// `[[listener]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Listener {
+    /// ADDR:PORT.
+    pub listen: Spanned<String>,
+    /// Share the port with other processes (SO_REUSEPORT).
+    #[serde(default)]
+    pub reuse_port: bool,
+    /// The sites: the first is the default.
+    #[serde(default)]
+    pub site: Vec<Spanned<Site>>,
+}
+
+/// `[[listener.site]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    /// The names (SNI) this site answers: exact, or `*.example.com`.
+    #[serde(default)]
+    pub server_names: Vec<Spanned<String>>,
+    /// `http://HOST:PORT`, `h2c://HOST:PORT` or `tcp://HOST:PORT`, one kind per site.
+    pub upstream: Vec<Spanned<String>>,
+    /// The TLCP signing and encryption pair.
+    pub tlcp: Option<Spanned<Tlcp>>,
+    /// The SM2 certificate for RFC 8998.
+    pub sm2: Option<Spanned<Pair>>,
+    /// International certificates (ECDSA P-256/P-384, RSA, Ed25519).
+    #[serde(default)]
+    pub international: Vec<Spanned<Pair>>,
+    /// Require client certificates chaining to these roots (every protocol).
+    pub client_ca: Option<Spanned<String>>,
+}
+
+/// A TLCP pair.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tlcp {
+    /// The signing certificate chain.
+    pub sign_cert: String,
+    /// Its key.
+    pub sign_key: String,
+    /// The encryption certificate chain.
+    pub enc_cert: String,
+    /// Its key.
+    pub enc_key: String,
+}
+
+/// A certificate chain and its key.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pair {
+    /// The chain, leaf first.
+    pub cert: String,
+    /// The key.
+    pub key: String,
+}
+
+/// A problem, placed in the file.
+#[derive(Debug)]
+pub struct Problem {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based; 0 when the problem has no place.
+    pub line: usize,
+    /// What is wrong.
+    pub what: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}", self.file.display(), self.line, self.what)
+        } else {
+            write!(f, "{}: {}", self.file.display(), self.what)
+        }
+    }
+}
+
+impl std::error::Error for Problem {}
+
+/// The file read and parsed, with what places its problems.
+pub struct Source {
+    /// The file.
+    pub path: PathBuf,
+    text: String,
+    /// The parsed form.
+    pub file: File,
+}
+
+/// The largest configuration file read (a wrong path such as /dev/zero stops here).
+const MAX_FILE: u64 = 4 << 20;
+
+impl Source {
+    /// Reads and parses `path` (its syntax and shape only; [`crate::site`] checks the rest).
+    pub fn read(path: &Path) -> Result<Source, Problem> {
+        let problem = |line, what: String| Problem {
+            file: path.to_path_buf(),
+            line,
+            what,
+        };
+        let meta = std::fs::metadata(path).map_err(|e| problem(0, e.to_string()))?;
+        if meta.len() > MAX_FILE {
+            return Err(problem(0, format!("larger than {MAX_FILE} bytes")));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| problem(0, e.to_string()))?;
+        let file: File = toml::from_str(&text).map_err(|e| {
+            let line = e.span().map_or(0, |s| line_of(&text, s.start));
+            problem(line, e.message().trim().to_string())
+        })?;
+        Ok(Source {
+            path: path.to_path_buf(),
+            text,
+            file,
+        })
+    }
+
+    /// A problem at `span`.
+    pub fn problem(&self, span: std::ops::Range<usize>, what: impl Into<String>) -> Problem {
+        Problem {
+            file: self.path.clone(),
+            line: line_of(&self.text, span.start),
+            what: what.into(),
+        }
+    }
+
+    /// A path in the file, relative to the file's directory.
+    pub fn resolve(&self, p: &str) -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.path.parent().unwrap_or(Path::new(".")).join(p)
+        }
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// ADDR:PORT, or the problem.
+pub fn socket_addr(src: &Source, s: &Spanned<String>) -> Result<SocketAddr, Problem> {
+    s.get_ref()
+        .parse()
+        .map_err(|_| src.problem(s.span(), format!("`{}` is not ADDR:PORT", s.get_ref())))
+}

@@ -1,0 +1,61 @@
+//! `shangmi-gateway --config FILE [--check]`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// One port for TLCP, RFC 8998 and international TLS in front of an HTTP or TCP service.
+#[derive(Parser)]
+#[command(name = "shangmi-gateway", version)]
+struct Args {
+    /// The configuration file (TOML).
+    #[arg(long, short, value_name = "FILE")]
+    config: PathBuf,
+    /// Check the configuration (syntax, files, keys against certificates) and exit: 0 when it
+    /// can serve, 1 with the line and the problem when it cannot.
+    #[arg(long)]
+    check: bool,
+    /// Worker threads (default: one per CPU).
+    #[arg(long, value_name = "N")]
+    workers: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let generation = match shangmi_gateway::site::load(&args.config) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("shangmi-gateway: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if args.check {
+        let sites: usize = generation.listeners.iter().map(|l| l.sites.len()).sum();
+        println!(
+            "{}: ok ({} listeners, {sites} sites)",
+            args.config.display(),
+            generation.listeners.len()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    rt.enable_all();
+    if let Some(n) = args.workers {
+        rt.worker_threads(n.max(1));
+    }
+    let rt = match rt.build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("shangmi-gateway: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(shangmi_gateway::run::run(args.config, generation)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("shangmi-gateway: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! The process: listeners bound once, signals (SIGHUP reloads, SIGTERM and SIGINT drain), and
+//! the drain itself: stop accepting, let connections finish up to the drain timeout, exit.
+
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::site::Generation;
+use crate::state::{Shared, event};
+
+fn bind(addr: SocketAddr, reuse_port: bool) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    if reuse_port {
+        socket.set_reuseport(true)?;
+    }
+    socket.bind(addr)?;
+    socket.listen(4096)
+}
+
+/// Serves `generation` (read from `path`) until a drain ends; the process's exit code.
+pub async fn run(path: std::path::PathBuf, generation: Generation) -> Result<(), String> {
+    let mut bound = Vec::new();
+    for l in &generation.listeners {
+        let listener =
+            bind(l.addr, l.reuse_port).map_err(|e| format!("listening on {}: {e}", l.addr))?;
+        bound.push(listener);
+    }
+    let admin = match generation.admin {
+        Some(a) => Some(bind(a, false).map_err(|e| format!("admin listener {a}: {e}"))?),
+        None => None,
+    };
+    let shared = Shared::new(path, generation);
+    // Signals are taken before anything is announced, so a signal after the announcement is
+    // never the default action's.
+    let mut hup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
+    let mut term = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
+    for (i, listener) in bound.into_iter().enumerate() {
+        if let Ok(a) = listener.local_addr() {
+            eprintln!("listening on {a}");
+        }
+        tokio::spawn(crate::serve::accept_loop(shared.clone(), i, listener));
+    }
+    if let Some(admin) = admin {
+        if let Ok(a) = admin.local_addr() {
+            eprintln!("admin on http://{a}");
+        }
+        tokio::spawn(crate::admin::serve(shared.clone(), admin));
+    }
+    loop {
+        tokio::select! {
+            _ = hup.recv() => {
+                let s = shared.clone();
+                let _ = tokio::task::spawn_blocking(move || s.reload()).await;
+            }
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+        }
+    }
+    let grace = Duration::from_secs_f64(shared.current().limits.drain_timeout);
+    event(
+        "draining",
+        &format!("up to {grace:?} for connections in flight"),
+    );
+    shared.drain();
+    let deadline = Instant::now() + grace;
+    while shared.metrics.active.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let left = shared.metrics.active.load(Ordering::Relaxed);
+    event(
+        "stopped",
+        &format!("{left} connections cut at the drain timeout"),
+    );
+    Ok(())
+}

@@ -1,0 +1,414 @@
+//! A configuration made ready to serve: every certificate and key read and matched, the
+//! protocols' server configurations built, the upstreams parsed. What `--check` runs, and what
+//! a reload builds before it replaces anything.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use toml::Spanned;
+
+use crate::config::{self, Limits, Pair, Problem, Source};
+use crate::upstream::{self, Kind, Upstream};
+
+/// A configuration ready to serve.
+pub struct Generation {
+    /// The admin listener's address.
+    pub admin: Option<SocketAddr>,
+    /// Limits.
+    pub limits: Limits,
+    /// Where access log lines go: "stdout", "stderr" or "off".
+    pub access_log: String,
+    /// The listeners, in the file's order.
+    pub listeners: Vec<Listener>,
+}
+
+/// One listening address and its sites.
+pub struct Listener {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// SO_REUSEPORT.
+    pub reuse_port: bool,
+    /// The sites; the first is the default.
+    pub sites: Vec<Arc<Site>>,
+}
+
+/// What one site serves.
+pub struct Site {
+    /// Lower-case names, exact or `*.suffix`.
+    pub names: Vec<String>,
+    /// TLCP.
+    pub tlcp: Option<Arc<shangmi_tlcp::ServerConfig>>,
+    /// RFC 8998.
+    pub sm2: Option<Arc<rustls::ServerConfig>>,
+    /// International TLS 1.2 and 1.3.
+    pub international: Option<Arc<rustls::ServerConfig>>,
+    /// Where requests go.
+    pub upstream: Upstream,
+}
+
+impl Listener {
+    /// The site for `name` (SNI): an exact name, then the longest matching wildcard, then the
+    /// default.
+    pub fn site(&self, name: Option<&str>) -> &Arc<Site> {
+        if let Some(name) = name {
+            if let Some(s) = self
+                .sites
+                .iter()
+                .find(|s| s.names.iter().any(|n| n == name))
+            {
+                return s;
+            }
+            let wild = self
+                .sites
+                .iter()
+                .flat_map(|s| s.names.iter().map(move |n| (s, n)))
+                .filter_map(|(s, n)| {
+                    let suffix = n.strip_prefix('*')?;
+                    let head = name.strip_suffix(suffix)?;
+                    (!head.is_empty() && !head.contains('.')).then_some((s, suffix.len()))
+                })
+                .max_by_key(|&(_, len)| len);
+            if let Some((s, _)) = wild {
+                return s;
+            }
+        }
+        &self.sites[0]
+    }
+}
+
+fn secs(src: &Source, what: &str, v: f64) -> Result<Duration, Problem> {
+    Duration::try_from_secs_f64(v)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            src.problem(
+                0..0,
+                format!("[limits] {what}: a positive number of seconds"),
+            )
+        })
+}
+
+/// Reads and checks `path`; the generation it describes.
+pub fn load(path: &Path) -> Result<Generation, Problem> {
+    let src = Source::read(path)?;
+    let f = &src.file;
+    let l = &f.limits;
+    for (what, v) in [
+        ("handshake_timeout", l.handshake_timeout),
+        ("idle_timeout", l.idle_timeout),
+        ("connect_timeout", l.connect_timeout),
+        ("upstream_timeout", l.upstream_timeout),
+        ("drain_timeout", l.drain_timeout),
+        ("upstream_retry", l.upstream_retry),
+    ] {
+        secs(&src, what, v)?;
+    }
+    if l.max_connections == 0 {
+        return Err(src.problem(0..0, "[limits] max_connections: at least 1"));
+    }
+    if l.max_header_bytes < 8192 {
+        return Err(src.problem(0..0, "[limits] max_header_bytes: at least 8192"));
+    }
+    if !(l.requests_per_second >= 0.0 && l.burst >= 1.0) {
+        return Err(src.problem(0..0, "[limits] requests_per_second >= 0 and burst >= 1"));
+    }
+    if !["stdout", "stderr", "off"].contains(&f.log.access.as_str()) {
+        return Err(src.problem(0..0, "[log] access: \"stdout\", \"stderr\" or \"off\""));
+    }
+    let admin = match &f.admin {
+        Some(a) => Some(config::socket_addr(&src, &a.listen)?),
+        None => None,
+    };
+    if f.listener.is_empty() {
+        return Err(src.problem(0..0, "no [[listener]]"));
+    }
+    let mut listeners: Vec<Listener> = Vec::new();
+    for l in &f.listener {
+        let addr = config::socket_addr(&src, &l.listen)?;
+        if addr.port() != 0 && (listeners.iter().any(|o| o.addr == addr) || admin == Some(addr)) {
+            return Err(src.problem(l.listen.span(), format!("{addr} is listed twice")));
+        }
+        if l.site.is_empty() {
+            return Err(src.problem(l.listen.span(), "a listener needs a [[listener.site]]"));
+        }
+        let mut sites: Vec<Arc<Site>> = Vec::new();
+        for s in &l.site {
+            let site = build_site(&src, s)?;
+            for (n, span) in site.names.iter().zip(s.get_ref().server_names.iter()) {
+                if sites.iter().any(|o| o.names.contains(n)) {
+                    return Err(src.problem(span.span(), format!("`{n}` names two sites")));
+                }
+            }
+            sites.push(Arc::new(site));
+        }
+        listeners.push(Listener {
+            addr,
+            reuse_port: l.reuse_port,
+            sites,
+        });
+    }
+    Ok(Generation {
+        admin,
+        limits: f.limits.clone(),
+        access_log: f.log.access.clone(),
+        listeners,
+    })
+}
+
+fn read(src: &Source, span: std::ops::Range<usize>, p: &str) -> Result<Vec<u8>, Problem> {
+    let path = src.resolve(p);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.len() > 1 << 20 => {
+            return Err(src.problem(span, format!("{}: larger than 1 MiB", path.display())));
+        }
+        Err(e) => return Err(src.problem(span, format!("{}: {e}", path.display()))),
+        Ok(_) => {}
+    }
+    std::fs::read(&path).map_err(|e| src.problem(span, format!("{}: {e}", path.display())))
+}
+
+fn build_site(src: &Source, s: &Spanned<config::Site>) -> Result<Site, Problem> {
+    let span = s.span();
+    let s = s.get_ref();
+    if s.tlcp.is_none() && s.sm2.is_none() && s.international.is_empty() {
+        return Err(src.problem(
+            span,
+            "a site needs at least one of tlcp, sm2 and international",
+        ));
+    }
+    let mut names = Vec::new();
+    for n in &s.server_names {
+        let v = n.get_ref().to_ascii_lowercase();
+        let bare = v.strip_prefix("*.").unwrap_or(&v);
+        let ok = !bare.is_empty()
+            && !bare.contains('*')
+            && bare.split('.').all(|l| {
+                !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            });
+        if !ok {
+            return Err(src.problem(n.span(), format!("`{}` is not a host name", n.get_ref())));
+        }
+        names.push(v);
+    }
+    if s.upstream.is_empty() {
+        return Err(src.problem(span, "upstream: at least one address"));
+    }
+    let mut kind = None;
+    let mut addrs = Vec::new();
+    for u in &s.upstream {
+        let (k, a) = upstream::parse(u.get_ref()).map_err(|e| src.problem(u.span(), e))?;
+        if kind.is_some_and(|o| o != k) {
+            return Err(src.problem(u.span(), "one kind of upstream per site"));
+        }
+        kind = Some(k);
+        addrs.push(a);
+    }
+    let kind = kind.unwrap_or(Kind::Http);
+    let limits = &src.file.limits;
+    let upstream = Upstream::new(
+        kind,
+        addrs,
+        Duration::from_secs_f64(limits.connect_timeout),
+        Duration::from_secs_f64(limits.upstream_retry),
+    );
+    let alpn: Vec<Vec<u8>> = match kind {
+        Kind::Tcp => Vec::new(),
+        _ => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
+    };
+
+    let client_ca = match &s.client_ca {
+        Some(ca) => Some((ca.span(), read(src, ca.span(), ca.get_ref())?)),
+        None => None,
+    };
+
+    let tlcp = match &s.tlcp {
+        Some(t) => Some(Arc::new(tlcp_config(src, t, client_ca.as_ref())?)),
+        None => None,
+    };
+    let sm2 = match &s.sm2 {
+        Some(p) => {
+            let key = sm2_key(src, p)?;
+            let provider = Arc::new(shangmi_rustls::provider());
+            let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+                .with_protocol_versions(&[&rustls::version::TLS13])
+                .map_err(|e| src.problem(p.span(), e.to_string()))?;
+            let builder = match &client_ca {
+                Some((span, pem)) => builder.with_client_cert_verifier(
+                    shangmi_rustls::Sm2ClientVerifier::new(roots(src, span, pem)?, provider)
+                        .map_err(|e| src.problem(span.clone(), e.to_string()))?,
+                ),
+                None => builder.with_no_client_auth(),
+            };
+            let mut c =
+                builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
+            c.ticketer = shangmi_rustls::ticketer()
+                .map_err(|e| src.problem(p.span(), format!("session tickets: {e}")))?;
+            c.alpn_protocols = alpn.clone();
+            Some(Arc::new(c))
+        }
+        None => None,
+    };
+    let international = if s.international.is_empty() {
+        None
+    } else {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let mut keys = Vec::new();
+        for p in &s.international {
+            keys.push(Arc::new(international_key(src, p, &provider)?));
+        }
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
+            .map_err(|e| src.problem(span.clone(), e.to_string()))?;
+        let builder = match &client_ca {
+            Some((span, pem)) => {
+                // Client certificates may be SM2 or international: verify with both.
+                let both = Arc::new(shangmi_rustls::beside(
+                    rustls::crypto::aws_lc_rs::default_provider(),
+                ));
+                builder.with_client_cert_verifier(
+                    shangmi_rustls::Sm2ClientVerifier::new(roots(src, span, pem)?, both)
+                        .map_err(|e| src.problem(span.clone(), e.to_string()))?,
+                )
+            }
+            None => builder.with_no_client_auth(),
+        };
+        let mut c = builder.with_cert_resolver(Arc::new(ByScheme(keys)));
+        c.ticketer = rustls::crypto::aws_lc_rs::Ticketer::new()
+            .map_err(|e| src.problem(span.clone(), format!("session tickets: {e}")))?;
+        c.alpn_protocols = alpn;
+        Some(Arc::new(c))
+    };
+    Ok(Site {
+        names,
+        tlcp,
+        sm2,
+        international,
+        upstream,
+    })
+}
+
+fn roots(
+    src: &Source,
+    span: &std::ops::Range<usize>,
+    pem: &[u8],
+) -> Result<Arc<rustls::RootCertStore>, Problem> {
+    shangmi_rustls::load_roots(pem)
+        .map(Arc::new)
+        .map_err(|e| src.problem(span.clone(), format!("client_ca: {e}")))
+}
+
+fn sm2_signing_key(
+    src: &Source,
+    span: std::ops::Range<usize>,
+    p: &str,
+) -> Result<shangmi::sm2::SigningKey, Problem> {
+    let data = zeroize::Zeroizing::new(read(src, span.clone(), p)?);
+    shangmi::sm2::SigningKey::from_key_file(&data, None)
+        .map_err(|e| src.problem(span, format!("{p}: {e}")))
+}
+
+fn sm2_key(src: &Source, p: &Spanned<Pair>) -> Result<CertifiedKey, Problem> {
+    let span = p.span();
+    let pair = p.get_ref();
+    let chain = shangmi_rustls::load_certificates(&read(src, span.clone(), &pair.cert)?)
+        .map_err(|e| src.problem(span.clone(), format!("{}: {e}", pair.cert)))?;
+    let key = sm2_signing_key(src, span.clone(), &pair.key)?;
+    shangmi_rustls::certified_key(chain, shangmi_rustls::Sm2SigningKey::new(key)).map_err(|e| {
+        src.problem(
+            span,
+            format!("{} with {}: {}", pair.cert, pair.key, key_mismatch(e)),
+        )
+    })
+}
+
+fn key_mismatch(e: rustls::Error) -> String {
+    match e {
+        rustls::Error::InconsistentKeys(_) => {
+            "the private key is not the one the certificate names".into()
+        }
+        e => e.to_string(),
+    }
+}
+
+fn international_key(
+    src: &Source,
+    p: &Spanned<Pair>,
+    provider: &CryptoProvider,
+) -> Result<CertifiedKey, Problem> {
+    let span = p.span();
+    let pair = p.get_ref();
+    let pem = read(src, span.clone(), &pair.cert)?;
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.cert)))?;
+    if chain.is_empty() {
+        return Err(src.problem(span, format!("{}: no certificate", pair.cert)));
+    }
+    let key_pem = zeroize::Zeroizing::new(read(src, span.clone(), &pair.key)?);
+    let key = PrivateKeyDer::from_pem_slice(&key_pem)
+        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.key)))?;
+    let signer = provider
+        .key_provider
+        .load_private_key(key)
+        .map_err(|e| src.problem(span.clone(), format!("{}: {e}", pair.key)))?;
+    let ck = CertifiedKey::new(chain, signer);
+    ck.keys_match().map_err(|e| {
+        src.problem(
+            span,
+            format!("{} with {}: {}", pair.cert, pair.key, key_mismatch(e)),
+        )
+    })?;
+    Ok(ck)
+}
+
+fn tlcp_config(
+    src: &Source,
+    t: &Spanned<config::Tlcp>,
+    client_ca: Option<&(std::ops::Range<usize>, Vec<u8>)>,
+) -> Result<shangmi_tlcp::ServerConfig, Problem> {
+    let span = t.span();
+    let t = t.get_ref();
+    let identity = |cert: &str, key: &str| {
+        let chain = shangmi_pki::certificate_ders(&read(src, span.clone(), cert)?)
+            .map_err(|e| src.problem(span.clone(), format!("{cert}: {e}")))?;
+        let k = sm2_signing_key(src, span.clone(), key)?;
+        shangmi_tlcp::Identity::new(chain, k)
+            .map_err(|e| src.problem(span.clone(), format!("{cert} with {key}: {e}")))
+    };
+    let sign = identity(&t.sign_cert, &t.sign_key)?;
+    let enc = identity(&t.enc_cert, &t.enc_key)?;
+    let mut c = shangmi_tlcp::ServerConfig::new(sign, enc)
+        .map_err(|e| src.problem(span.clone(), e.to_string()))?;
+    if let Some((ca_span, pem)) = client_ca {
+        let roots = shangmi_pki::certificates(pem)
+            .map_err(|e| src.problem(ca_span.clone(), format!("client_ca: {e}")))?;
+        if roots.is_empty() {
+            return Err(src.problem(ca_span.clone(), "client_ca: no certificate"));
+        }
+        c = c
+            .with_client_auth(roots)
+            .map_err(|e| src.problem(ca_span.clone(), format!("client_ca: {e}")))?;
+    }
+    Ok(c)
+}
+
+/// International certificates chosen by what the client can verify, in the file's order.
+#[derive(Debug)]
+struct ByScheme(Vec<Arc<CertifiedKey>>);
+
+impl ResolvesServerCert for ByScheme {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let offered = hello.signature_schemes();
+        self.0
+            .iter()
+            .find(|k| k.key.choose_scheme(offered).is_some())
+            .cloned()
+    }
+}
