@@ -3,8 +3,9 @@
 
 mod common;
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::*;
 use shangmi_tlcp::Suite;
@@ -108,4 +109,360 @@ fn one_port_answers_tlcp_rfc8998_and_international_tls() {
     }
     assert_eq!(gw.admin("GET", "/healthz"), (200, "ok\n".into()));
     assert!(gw.wait_log(r#""status":200"#, Duration::from_secs(2)));
+}
+
+#[test]
+fn the_configuration_check_names_the_line_and_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let path = config(d, &http(8080), "");
+    let check = |path: &Path| {
+        let o = gateway_command()
+            .arg("--config")
+            .arg(path)
+            .arg("--check")
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr),
+        )
+    };
+    let (code, out) = check(&path);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains(": ok (1 listeners, 1 sites)"), "{out}");
+    let good = std::fs::read_to_string(&path).unwrap();
+    for (from, to, line, what) in [
+        (
+            "upstream = [",
+            "upstreams = [",
+            17,
+            "unknown field `upstreams`",
+        ),
+        (
+            "\"http://127.0.0.1:8080\"",
+            "\"ftp://x:1\"",
+            17,
+            "http, h2c or tcp",
+        ),
+        (
+            "sign_key = \"ss.key\"",
+            "sign_key = \"se.key\"",
+            18,
+            "ss.pem with se.key",
+        ),
+        (
+            "key = \"sm2.key\"",
+            "key = \"missing.key\"",
+            19,
+            "missing.key",
+        ),
+        (
+            "key = \"ecdsa.key\"",
+            "key = \"rsa.key\"",
+            20,
+            "not the one the certificate names",
+        ),
+        (
+            "listen = \"127.0.0.1:0\"\n\n[limits]",
+            "listen = \"nowhere\"\n\n[limits]",
+            2,
+            "not ADDR:PORT",
+        ),
+        (
+            "idle_timeout = 5",
+            "idle_timeout = \"5\"",
+            6,
+            "invalid type",
+        ),
+        (
+            "server_names = [\"localhost\"]",
+            "server_names = [\"a b\"]",
+            16,
+            "not a host name",
+        ),
+    ] {
+        assert!(good.contains(from), "{from}");
+        let bad = d.join("bad.toml");
+        std::fs::write(&bad, good.replacen(from, to, 1)).unwrap();
+        let (code, out) = check(&bad);
+        assert_eq!(code, Some(1), "{to}: {out}");
+        assert!(
+            out.contains(&format!("bad.toml:{line}: ")),
+            "{to}: want line {line}: {out}"
+        );
+        assert!(out.contains(what), "{to}: want {what}: {out}");
+    }
+}
+
+#[test]
+fn client_certificates_are_required_and_their_subject_reaches_the_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let backend = Backend::start("backend-a");
+    let gw = Gateway::start(
+        &config(d, &http(backend.port), "client_ca = \"ca.pem\""),
+        1,
+        false,
+    );
+    let port = gw.port();
+    for suite in Suite::ALL {
+        let r = tlcp_get(d, port, suite, true);
+        assert!(
+            r.contains(&format!("x-sm-protocol: TLCP {}", suite.name())),
+            "{r}"
+        );
+        assert!(
+            r.contains("x-sm-client-subject: CN=tlcp client,O=shangmi test"),
+            "{r}"
+        );
+    }
+    let r = get(
+        rustls_stream(sm_client(d, true), port),
+        "X-SM-Client-Subject: forged\r\n",
+    );
+    assert!(
+        r.contains("x-sm-client-subject: CN=sm2 client,O=shangmi test"),
+        "{r}"
+    );
+    assert!(!r.contains("forged"), "{r}");
+
+    // Without a certificate: no handshake, no request reaches the back end.
+    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(port)).unwrap();
+    assert!(s.handshake().is_err());
+    let r = get(rustls_stream(sm_client(d, false), port), "");
+    assert!(!r.contains("backend-a"), "{r}");
+    assert!(gw.wait_log("\"reason\":\"handshake\"", Duration::from_secs(2)));
+}
+
+/// Runs a TLCP client handshake over `tcp` with its first record's version rewritten to TLS
+/// 1.0's, as browsers that offer TLCP suites inside a TLS hello send it.
+fn tlcp_in_a_tls_record(d: &Path, port: u16) -> String {
+    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let mut conn = shangmi_tlcp::Connection::client(c, "localhost").unwrap();
+    let mut s = tcp(port);
+    let mut hello = conn.take_tls();
+    assert_eq!(&hello[..3], &[22, 1, 1]);
+    hello[1..3].copy_from_slice(&[3, 1]);
+    s.write_all(&hello).unwrap();
+    let mut buf = vec![0u8; 32 * 1024];
+    while conn.is_handshaking() {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed during the handshake");
+        conn.read_tls(&buf[..n]).unwrap();
+        s.write_all(&conn.take_tls()).unwrap();
+    }
+    conn.send(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    s.write_all(&conn.take_tls()).unwrap();
+    let mut out = Vec::new();
+    while !conn.peer_closed() {
+        let n = s.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        conn.read_tls(&buf[..n]).unwrap();
+        out.extend(conn.take_plaintext());
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn a_tls_hello_offering_tlcp_suites_is_answered_with_tlcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let backend = Backend::start("backend-a");
+    let gw = Gateway::start(&config(d, &http(backend.port), ""), 1, false);
+    let r = tlcp_in_a_tls_record(d, gw.port());
+    assert!(r.contains("x-sm-protocol: TLCP ECC_SM4_GCM_SM3"), "{r}");
+}
+
+#[test]
+fn a_tcp_upstream_gets_the_bytes_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let echo = echo_backend();
+    let gw = Gateway::start(
+        &config(d, &format!("\"tcp://127.0.0.1:{echo}\""), ""),
+        1,
+        false,
+    );
+    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
+    let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    s.write_all(&big).unwrap();
+    let mut back = vec![0u8; big.len()];
+    s.read_exact(&mut back).unwrap();
+    assert!(back == big);
+    let mut t = rustls_stream(intl_client(d, &rustls::version::TLS13), gw.port());
+    t.write_all(b"over international TLS").unwrap();
+    let mut back = [0u8; 22];
+    t.read_exact(&mut back).unwrap();
+    assert_eq!(&back, b"over international TLS");
+}
+
+#[test]
+fn an_upstream_that_is_down_answers_502_at_once_and_is_skipped_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let live = Backend::start("backend-live");
+    let upstreams = format!("{}, {}", http(dead_port()), http(live.port));
+    let gw = Gateway::start(&config(d, &upstreams, ""), 1, true);
+    let mut failed = 0;
+    for _ in 0..8 {
+        let t = Instant::now();
+        let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        if r.starts_with("HTTP/1.1 502") {
+            failed += 1;
+        } else {
+            assert!(r.contains("backend-live"), "{r}");
+        }
+    }
+    assert!(
+        failed <= 1,
+        "{failed} requests went to the upstream that is down"
+    );
+    let (_, m) = gw.admin("GET", "/metrics");
+    assert!(
+        m.contains(r#"shangmi_gateway_upstream_errors_total{kind="connect"}"#) || failed == 0,
+        "{m}"
+    );
+
+    // Every upstream down: 502 within the connect timeout.
+    std::fs::write(
+        d.join("gateway.toml"),
+        std::fs::read_to_string(d.join("gateway.toml"))
+            .unwrap()
+            .replace(&upstreams, &http(dead_port())),
+    )
+    .unwrap();
+    assert_eq!(gw.admin("POST", "/reload").0, 200);
+    let t = Instant::now();
+    let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+    assert!(r.starts_with("HTTP/1.1 502"), "{r}");
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn reload_swaps_the_configuration_refuses_a_broken_one_and_sigterm_drains() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let a = Backend::start("backend-a");
+    let b = Backend::slow("backend-b", Duration::from_millis(500));
+    let path = config(d, &http(a.port), "");
+    let mut gw = Gateway::start(&path, 1, true);
+    let port = gw.port();
+    let through = |want: &str| {
+        let r = tlcp_get(d, port, Suite::EccSm4GcmSm3, false);
+        assert!(r.contains(want), "want {want}: {r}");
+    };
+    through("backend-a");
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace(&http(a.port), &http(b.port))).unwrap();
+    gw.signal("HUP");
+    assert!(gw.wait_log("reload:", Duration::from_secs(5)));
+    through("backend-b");
+
+    // A broken file is refused whole: the running configuration keeps serving.
+    std::fs::write(&path, text.replace("sm2.key", "nothing-here.key")).unwrap();
+    let (status, body) = gw.admin("POST", "/reload");
+    assert_eq!(status, 500, "{body}");
+    assert!(body.contains("nothing-here.key"), "{body}");
+    through("backend-b");
+    gw.signal("HUP");
+    assert!(gw.wait_log("reload refused", Duration::from_secs(5)));
+    through("backend-b");
+    let (_, m) = gw.admin("GET", "/metrics");
+    assert!(
+        m.contains(r#"shangmi_gateway_reloads_total{outcome="refused"} 2"#),
+        "{m}"
+    );
+
+    // SIGTERM: a request in flight (the back end takes 500 ms) completes, then the process
+    // exits 0.
+    let owned = d.to_path_buf();
+    let in_flight = std::thread::spawn(move || {
+        let c = tlcp_client(&owned, &[Suite::EccSm4GcmSm3], false);
+        let s = shangmi_tlcp::Stream::client(c, "localhost", tcp(port)).unwrap();
+        get(s, "")
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    gw.signal("TERM");
+    assert!(gw.wait_log("draining", Duration::from_secs(5)));
+    // No new connection is accepted.
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+    let r = in_flight.join().unwrap();
+    assert!(r.contains("backend-b"), "{r}");
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = gw.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "no exit after the drain"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn idle_garbage_and_truncated_clients_cost_nothing_a_real_client_waits_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let backend = Backend::start("backend-a");
+    let gw = Gateway::start(&config(d, &http(backend.port), ""), 1, true);
+    let port = gw.port();
+    // 300 connections that say nothing, and 300 that stop halfway through a hello.
+    let mut held = Vec::new();
+    for i in 0..600 {
+        let mut s = tcp(port);
+        if i % 2 == 1 {
+            s.write_all(&[22, 3, 1, 0x02, 0x00, 1, 0, 1, 0xfc, 3, 3])
+                .unwrap();
+        }
+        held.push(s);
+    }
+    for garbage in [
+        &b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"[..],
+        &[22, 1, 1, 0, 4, 99, 0, 0, 0][..],
+        &[22, 3, 3, 0xff, 0xff][..],
+        &[0u8; 64][..],
+    ] {
+        let mut s = tcp(port);
+        s.write_all(garbage).unwrap();
+        let mut sink = Vec::new();
+        let _ = s.read_to_end(&mut sink);
+    }
+    let t = Instant::now();
+    let r = tlcp_get(d, port, Suite::EccSm4GcmSm3, false);
+    assert!(r.contains("backend-a"), "{r}");
+    let r = get(rustls_stream(sm_client(d, false), port), "");
+    assert!(r.contains("backend-a"), "{r}");
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    // The held ones are cut at the handshake deadline (3 s here).
+    std::thread::sleep(Duration::from_secs(4));
+    let (_, m) = gw.admin("GET", "/metrics");
+    assert!(m.contains("shangmi_gateway_active_connections 0"), "{m}");
+    assert!(
+        m.contains(r#"shangmi_gateway_connection_failures_total{reason="timeout"} 600"#),
+        "{m}"
+    );
+    assert!(
+        m.contains(r#"shangmi_gateway_connection_failures_total{reason="first flight"} 4"#),
+        "{m}"
+    );
+    drop(held);
 }

@@ -160,13 +160,18 @@ pub struct Backend {
 
 impl Backend {
     pub fn start(name: &'static str) -> Backend {
+        Backend::slow(name, Duration::ZERO)
+    }
+
+    /// A back end that waits `delay` before each answer.
+    pub fn slow(name: &'static str, delay: Duration) -> Backend {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
             for c in listener.incoming() {
                 let Ok(c) = c else { continue };
                 std::thread::spawn(move || {
-                    let _ = answer(c, name);
+                    let _ = answer(c, name, delay);
                 });
             }
         });
@@ -174,7 +179,7 @@ impl Backend {
     }
 }
 
-fn answer(c: TcpStream, name: &str) -> std::io::Result<()> {
+fn answer(c: TcpStream, name: &str, delay: Duration) -> std::io::Result<()> {
     let mut r = BufReader::new(c.try_clone()?);
     let mut w = c;
     loop {
@@ -197,6 +202,7 @@ fn answer(c: TcpStream, name: &str) -> std::io::Result<()> {
             .unwrap_or(0);
         let mut body = vec![0u8; len];
         r.read_exact(&mut body)?;
+        std::thread::sleep(delay);
         let mut out = format!("{name}\n{head}").into_bytes();
         out.extend_from_slice(&body);
         write!(
@@ -349,13 +355,16 @@ impl Drop for Gateway {
 }
 
 /// A GET with `Connection: close` over an established stream: the whole response.
+/// A failure to send is returned as the text `send failed: ...`.
 pub fn get<S: Read + Write>(mut s: S, extra_headers: &str) -> String {
-    write!(
+    let sent = write!(
         s,
         "GET /hello?x=1 HTTP/1.1\r\nHost: localhost\r\n{extra_headers}Connection: close\r\n\r\n"
     )
-    .unwrap();
-    s.flush().unwrap();
+    .and_then(|()| s.flush());
+    if let Err(e) = sent {
+        return format!("send failed: {e}");
+    }
     let mut out = Vec::new();
     // A peer that closes without close_notify still gave us what it sent.
     let _ = s.read_to_end(&mut out);
