@@ -1,9 +1,11 @@
 // Command gmtls is tjfoc/gmsm's TLCP (package gmtls) as a peer of shangmi's interop tests:
 // ECC_SM4_CBC_SM3 (the one suite it completes), as a server that reverses each line it reads,
-// or as a client that sends stdin and prints what comes back.
+// as a client that sends stdin and prints what comes back, or as an HTTP client that sends
+// one GET and prints the whole response.
 //
 //	gmtls server ADDR SIGN.pem SIGN.key ENC.pem ENC.key [CLIENT-CA.pem]
 //	gmtls client ADDR CA.pem [SIGN.pem SIGN.key ENC.pem ENC.key]
+//	gmtls get ADDR CA.pem [SIGN.pem SIGN.key ENC.pem ENC.key]
 package main
 
 import (
@@ -83,13 +85,29 @@ func server(args []string) {
 	}
 }
 
-func client(args []string) {
+func dial(args []string) *gmtls.Conn {
 	config := &gmtls.Config{GMSupport: &gmtls.GMSupport{}, RootCAs: pool(args[1]), ServerName: "localhost"}
 	if len(args) > 2 {
 		config.Certificates = pair(args[2:6])
 	}
 	conn, err := gmtls.Dial("tcp", args[0], config)
 	check(err)
+	return conn
+}
+
+func get(args []string) {
+	conn := dial(args)
+	defer conn.Close()
+	_, err := io.WriteString(conn, "GET /gmtls HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+	check(err)
+	// The response ends when the server closes.
+	_, _ = io.Copy(os.Stdout, conn)
+	state := conn.ConnectionState()
+	fmt.Fprintf(os.Stderr, "suite %#04x version %#04x\n", state.CipherSuite, state.Version)
+}
+
+func client(args []string) {
+	conn := dial(args)
 	defer conn.Close()
 	input, err := io.ReadAll(os.Stdin)
 	check(err)
@@ -112,7 +130,7 @@ func client(args []string) {
 
 func main() {
 	if len(os.Args) < 4 {
-		fmt.Fprintln(os.Stderr, "usage: gmtls server ADDR SIGN.pem SIGN.key ENC.pem ENC.key [CA] | gmtls client ADDR CA.pem [SIGN.pem SIGN.key ENC.pem ENC.key]")
+		fmt.Fprintln(os.Stderr, "usage: gmtls server ADDR SIGN.pem SIGN.key ENC.pem ENC.key [CA] | gmtls client|get ADDR CA.pem [SIGN.pem SIGN.key ENC.pem ENC.key]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -120,6 +138,8 @@ func main() {
 		server(os.Args[2:])
 	case "client":
 		client(os.Args[2:])
+	case "get":
+		get(os.Args[2:])
 	default:
 		os.Exit(2)
 	}

@@ -137,6 +137,8 @@ pub struct Tlcp {
     pub enc_cert: String,
     /// Its key.
     pub enc_key: String,
+    /// A file holding the keys' password, when they are encrypted.
+    pub password_file: Option<String>,
 }
 
 /// A certificate chain and its key.
@@ -147,6 +149,8 @@ pub struct Pair {
     pub cert: String,
     /// The key.
     pub key: String,
+    /// A file holding the key's password, when it is encrypted.
+    pub password_file: Option<String>,
 }
 
 /// A problem, placed in the file.

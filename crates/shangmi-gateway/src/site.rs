@@ -13,6 +13,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use toml::Spanned;
+use zeroize::Zeroizing;
 
 use crate::config::{self, Limits, Pair, Problem, Source};
 use crate::upstream::{self, Kind, Upstream};
@@ -304,13 +305,29 @@ fn roots(
         .map_err(|e| src.problem(span.clone(), format!("client_ca: {e}")))
 }
 
+fn password(
+    src: &Source,
+    span: std::ops::Range<usize>,
+    file: Option<&str>,
+) -> Result<Option<Zeroizing<Vec<u8>>>, Problem> {
+    let Some(f) = file else { return Ok(None) };
+    let mut pw = Zeroizing::new(read(src, span, f)?);
+    // One line, as `echo secret > file` writes it.
+    while pw.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+        pw.pop();
+    }
+    Ok(Some(pw))
+}
+
 fn sm2_signing_key(
     src: &Source,
     span: std::ops::Range<usize>,
     p: &str,
+    password_file: Option<&str>,
 ) -> Result<shangmi::sm2::SigningKey, Problem> {
-    let data = zeroize::Zeroizing::new(read(src, span.clone(), p)?);
-    shangmi::sm2::SigningKey::from_key_file(&data, None)
+    let data = Zeroizing::new(read(src, span.clone(), p)?);
+    let pw = password(src, span.clone(), password_file)?;
+    shangmi::sm2::SigningKey::from_key_file(&data, pw.as_deref().map(|v| v.as_slice()))
         .map_err(|e| src.problem(span, format!("{p}: {e}")))
 }
 
@@ -319,7 +336,7 @@ fn sm2_key(src: &Source, p: &Spanned<Pair>) -> Result<CertifiedKey, Problem> {
     let pair = p.get_ref();
     let chain = shangmi_rustls::load_certificates(&read(src, span.clone(), &pair.cert)?)
         .map_err(|e| src.problem(span.clone(), format!("{}: {e}", pair.cert)))?;
-    let key = sm2_signing_key(src, span.clone(), &pair.key)?;
+    let key = sm2_signing_key(src, span.clone(), &pair.key, pair.password_file.as_deref())?;
     shangmi_rustls::certified_key(chain, shangmi_rustls::Sm2SigningKey::new(key)).map_err(|e| {
         src.problem(
             span,
@@ -351,7 +368,13 @@ fn international_key(
     if chain.is_empty() {
         return Err(src.problem(span, format!("{}: no certificate", pair.cert)));
     }
-    let key_pem = zeroize::Zeroizing::new(read(src, span.clone(), &pair.key)?);
+    if pair.password_file.is_some() {
+        return Err(src.problem(
+            span,
+            "international keys are read unencrypted (PKCS#8 or PKCS#1 PEM)",
+        ));
+    }
+    let key_pem = Zeroizing::new(read(src, span.clone(), &pair.key)?);
     let key = PrivateKeyDer::from_pem_slice(&key_pem)
         .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.key)))?;
     let signer = provider
@@ -378,7 +401,7 @@ fn tlcp_config(
     let identity = |cert: &str, key: &str| {
         let chain = shangmi_pki::certificate_ders(&read(src, span.clone(), cert)?)
             .map_err(|e| src.problem(span.clone(), format!("{cert}: {e}")))?;
-        let k = sm2_signing_key(src, span.clone(), key)?;
+        let k = sm2_signing_key(src, span.clone(), key, t.password_file.as_deref())?;
         shangmi_tlcp::Identity::new(chain, k)
             .map_err(|e| src.problem(span.clone(), format!("{cert} with {key}: {e}")))
     };
