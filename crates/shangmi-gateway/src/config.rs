@@ -19,6 +19,8 @@ pub struct File {
     /// Logging.
     #[serde(default)]
     pub log: Log,
+    /// Session tickets shared between processes.
+    pub tickets: Option<Tickets>,
     /// The listeners: at least one.
     #[serde(default)]
     pub listener: Vec<Listener>,
@@ -89,6 +91,24 @@ impl Default for Log {
             access: "stdout".into(),
         }
     }
+}
+
+/// `[tickets]`: TLS 1.3 session tickets sealed under keys read from a file, so that every
+/// gateway process given the same file (replicas, or processes sharing a port) resumes the
+/// others' sessions.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tickets {
+    /// One secret per line, 64 hex digits (`shangmi-gateway --new-ticket-key` makes one); the
+    /// first seals, all open. Re-read on reload.
+    pub key_file: Spanned<String>,
+    /// Seconds a ticket is good for (told to clients).
+    #[serde(default = "default_ticket_lifetime")]
+    pub lifetime: u32,
+}
+
+fn default_ticket_lifetime() -> u32 {
+    12 * 60 * 60
 }
 
 /// `[[listener]]`.

@@ -10,8 +10,16 @@ use clap::Parser;
 #[command(name = "shangmi-gateway", version)]
 struct Args {
     /// The configuration file (TOML).
-    #[arg(long, short, value_name = "FILE")]
-    config: PathBuf,
+    #[arg(
+        long,
+        short,
+        value_name = "FILE",
+        required_unless_present = "new_ticket_key"
+    )]
+    config: Option<PathBuf>,
+    /// Print a new random session-ticket secret (a line for `[tickets] key_file`) and exit.
+    #[arg(long, conflicts_with_all = ["config", "check"])]
+    new_ticket_key: bool,
     /// Check the configuration (syntax, files, keys against certificates) and exit: 0 when it
     /// can serve, 1 with the line and the problem when it cannot.
     #[arg(long)]
@@ -23,7 +31,21 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let generation = match shangmi_gateway::site::load(&args.config) {
+    if args.new_ticket_key {
+        let mut secret = zeroize::Zeroizing::new([0u8; 32]);
+        if let Err(e) = getrandom::fill(&mut secret[..]) {
+            eprintln!("shangmi-gateway: the system's generator: {e}");
+            return ExitCode::FAILURE;
+        }
+        let line: zeroize::Zeroizing<String> =
+            zeroize::Zeroizing::new(secret.iter().map(|b| format!("{b:02x}")).collect());
+        println!("{}", line.as_str());
+        return ExitCode::SUCCESS;
+    }
+    let Some(config) = args.config else {
+        return ExitCode::FAILURE;
+    };
+    let generation = match shangmi_gateway::site::load(&config) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("shangmi-gateway: {e}");
@@ -34,7 +56,7 @@ fn main() -> ExitCode {
         let sites: usize = generation.listeners.iter().map(|l| l.sites.len()).sum();
         println!(
             "{}: ok ({} listeners, {sites} sites)",
-            args.config.display(),
+            config.display(),
             generation.listeners.len()
         );
         return ExitCode::SUCCESS;
@@ -51,7 +73,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match rt.block_on(shangmi_gateway::run::run(args.config, generation)) {
+    match rt.block_on(shangmi_gateway::run::run(config, generation)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("shangmi-gateway: {e}");

@@ -99,9 +99,9 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// A handshake that completed (`outcome` "ok") or did not.
-    pub fn handshake(&self, protocol: &str, suite: &str, outcome: &str) {
-        self.handshakes.add(&[protocol, suite, outcome]);
+    /// A handshake that completed (`outcome` "ok", `kind` "full" or "resumed") or did not.
+    pub fn handshake(&self, protocol: &str, suite: &str, kind: &str, outcome: &str) {
+        self.handshakes.add(&[protocol, suite, kind, outcome]);
     }
 
     /// A connection that ended before it carried data, and why.
@@ -131,7 +131,7 @@ impl Metrics {
             &mut out,
             "shangmi_gateway_handshakes_total",
             "Handshakes by protocol, suite and outcome.",
-            &["protocol", "suite", "outcome"],
+            &["protocol", "suite", "kind", "outcome"],
         );
         self.failures.write(
             &mut out,

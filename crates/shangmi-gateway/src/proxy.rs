@@ -286,7 +286,7 @@ impl Counted {
                    "sni": s.sni, "client_subject": s.client_subject, "method": log.method,
                    "path": log.path, "status": status, "bytes": self.bytes,
                    "complete": complete, "upstream": upstream,
-                   "handshake_ms": s.handshake.as_millis() as u64,
+                   "handshake_ms": s.handshake.as_millis() as u64, "resumed": s.resumed,
                    "ms": log.start.elapsed().as_millis() as u64}),
         );
     }

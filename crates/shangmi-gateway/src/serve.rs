@@ -106,11 +106,11 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
             let agreed = match timeout_at(deadline.into(), s.handshake()).await {
                 Ok(Ok(a)) => a,
                 Ok(Err(e)) => {
-                    shared.metrics.handshake("TLCP", "", "failed");
+                    shared.metrics.handshake("TLCP", "", "", "failed");
                     return failed("handshake", name, e.to_string());
                 }
                 Err(_) => {
-                    shared.metrics.handshake("TLCP", "", "timeout");
+                    shared.metrics.handshake("TLCP", "", "", "timeout");
                     return failed("timeout", name, "handshake not completed in time".into());
                 }
             };
@@ -121,6 +121,7 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                 sni: hello.server_name.clone(),
                 client_subject: agreed.peer_certificates.first().and_then(|c| subject(c)),
                 handshake: start.elapsed(),
+                resumed: agreed.resumed,
             };
             finish(&shared, &generation, site, s, session, activity).await;
         }
@@ -134,11 +135,11 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
             let tls = match timeout_at(deadline.into(), acceptor.accept(io)).await {
                 Ok(Ok(t)) => t,
                 Ok(Err(e)) => {
-                    shared.metrics.handshake(name, "", "failed");
+                    shared.metrics.handshake(name, "", "", "failed");
                     return failed("handshake", name, e.to_string());
                 }
                 Err(_) => {
-                    shared.metrics.handshake(name, "", "timeout");
+                    shared.metrics.handshake(name, "", "", "timeout");
                     return failed("timeout", name, "handshake not completed in time".into());
                 }
             };
@@ -159,6 +160,7 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                     .and_then(|c| c.first())
                     .and_then(|c| subject(c.as_ref())),
                 handshake: start.elapsed(),
+                resumed: conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed),
             };
             finish(&shared, &generation, site, tls, session, activity).await;
         }
@@ -195,9 +197,10 @@ async fn finish<S>(
 ) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    let kind = if session.resumed { "resumed" } else { "full" };
     shared
         .metrics
-        .handshake(session.protocol, &session.suite, "ok");
+        .handshake(session.protocol, &session.suite, kind, "ok");
     shared.metrics.handshake_seconds.observe(session.handshake);
     let session = Arc::new(session);
     let idle = Duration::from_secs_f64(generation.limits.idle_timeout);

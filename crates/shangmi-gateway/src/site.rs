@@ -130,6 +130,10 @@ pub fn load(path: &Path) -> Result<Generation, Problem> {
     if f.listener.is_empty() {
         return Err(src.problem(0..0, "no [[listener]]"));
     }
+    let tickets = match &f.tickets {
+        Some(t) => Some(ticket_keys(&src, t)?),
+        None => None,
+    };
     let mut listeners: Vec<Listener> = Vec::new();
     for l in &f.listener {
         let addr = config::socket_addr(&src, &l.listen)?;
@@ -141,7 +145,7 @@ pub fn load(path: &Path) -> Result<Generation, Problem> {
         }
         let mut sites: Vec<Arc<Site>> = Vec::new();
         for s in &l.site {
-            let site = build_site(&src, s)?;
+            let site = build_site(&src, s, tickets.as_ref())?;
             for (n, span) in site.names.iter().zip(s.get_ref().server_names.iter()) {
                 if sites.iter().any(|o| o.names.contains(n)) {
                     return Err(src.problem(span.span(), format!("`{n}` names two sites")));
@@ -175,7 +179,52 @@ fn read(src: &Source, span: std::ops::Range<usize>, p: &str) -> Result<Vec<u8>, 
     std::fs::read(&path).map_err(|e| src.problem(span, format!("{}: {e}", path.display())))
 }
 
-fn build_site(src: &Source, s: &Spanned<config::Site>) -> Result<Site, Problem> {
+type Ticketer = Arc<dyn rustls::server::ProducesTickets>;
+
+/// The shared ticket keys: one secret per line in hex, `#` comments and blank lines skipped.
+fn ticket_keys(src: &Source, t: &config::Tickets) -> Result<Ticketer, Problem> {
+    let span = t.key_file.span();
+    let text = Zeroizing::new(read(src, span.clone(), t.key_file.get_ref())?);
+    let text = std::str::from_utf8(&text)
+        .map_err(|_| src.problem(span.clone(), "the ticket key file is not text"))?;
+    let mut secrets = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut secret = Zeroizing::new([0u8; 32]);
+        let ok = line.len() == 64
+            && line.is_ascii()
+            && (0..32).all(|j| {
+                u8::from_str_radix(&line[2 * j..2 * j + 2], 16)
+                    .map(|b| secret[j] = b)
+                    .is_ok()
+            });
+        if !ok {
+            return Err(src.problem(
+                span,
+                format!(
+                    "{} line {}: a ticket key is 64 hex digits",
+                    t.key_file.get_ref(),
+                    i + 1
+                ),
+            ));
+        }
+        secrets.push(*secret);
+    }
+    let made = shangmi_rustls::shared_ticketer(&secrets, t.lifetime);
+    for s in secrets.iter_mut() {
+        zeroize::Zeroize::zeroize(s);
+    }
+    made.map_err(|e| src.problem(span, format!("{}: {e}", t.key_file.get_ref())))
+}
+
+fn build_site(
+    src: &Source,
+    s: &Spanned<config::Site>,
+    tickets: Option<&Ticketer>,
+) -> Result<Site, Problem> {
     let span = s.span();
     let s = s.get_ref();
     if s.tlcp.is_none() && s.sm2.is_none() && s.international.is_empty() {
@@ -249,8 +298,11 @@ fn build_site(src: &Source, s: &Spanned<config::Site>) -> Result<Site, Problem> 
             };
             let mut c =
                 builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
-            c.ticketer = shangmi_rustls::ticketer()
-                .map_err(|e| src.problem(p.span(), format!("session tickets: {e}")))?;
+            c.ticketer = match tickets {
+                Some(t) => t.clone(),
+                None => shangmi_rustls::ticketer()
+                    .map_err(|e| src.problem(p.span(), format!("session tickets: {e}")))?,
+            };
             c.alpn_protocols = alpn.clone();
             Some(Arc::new(c))
         }
@@ -281,8 +333,11 @@ fn build_site(src: &Source, s: &Spanned<config::Site>) -> Result<Site, Problem> 
             None => builder.with_no_client_auth(),
         };
         let mut c = builder.with_cert_resolver(Arc::new(ByScheme(keys)));
-        c.ticketer = rustls::crypto::aws_lc_rs::Ticketer::new()
-            .map_err(|e| src.problem(span.clone(), format!("session tickets: {e}")))?;
+        c.ticketer = match tickets {
+            Some(t) => t.clone(),
+            None => rustls::crypto::aws_lc_rs::Ticketer::new()
+                .map_err(|e| src.problem(span.clone(), format!("session tickets: {e}")))?,
+        };
         c.alpn_protocols = alpn;
         Some(Arc::new(c))
     };

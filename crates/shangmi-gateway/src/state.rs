@@ -155,6 +155,8 @@ pub struct Session {
     pub client_subject: Option<String>,
     /// From accept to the end of the handshake.
     pub handshake: Duration,
+    /// Whether the handshake resumed a session.
+    pub resumed: bool,
 }
 
 impl Session {

@@ -99,8 +99,8 @@ fn one_port_answers_tlcp_rfc8998_and_international_tls() {
     let (status, metrics) = gw.admin("GET", "/metrics");
     assert_eq!(status, 200);
     for want in [
-        r#"shangmi_gateway_handshakes_total{protocol="TLCP",suite="ECC_SM4_GCM_SM3",outcome="ok"} 1"#,
-        r#"shangmi_gateway_handshakes_total{protocol="TLSv1.3",suite="TLS_SM4_CCM_SM3",outcome="ok"} 1"#,
+        r#"shangmi_gateway_handshakes_total{protocol="TLCP",suite="ECC_SM4_GCM_SM3",kind="full",outcome="ok"} 1"#,
+        r#"shangmi_gateway_handshakes_total{protocol="TLSv1.3",suite="TLS_SM4_CCM_SM3",kind="full",outcome="ok"} 1"#,
         r#"shangmi_gateway_handshakes_total{protocol="TLSv1.2","#,
         r#"shangmi_gateway_requests_total{protocol="TLCP",status="200"} 2"#,
         "shangmi_gateway_handshake_seconds_count 6",
@@ -465,4 +465,48 @@ fn idle_garbage_and_truncated_clients_cost_nothing_a_real_client_waits_for() {
         "{m}"
     );
     drop(held);
+}
+
+#[test]
+fn two_processes_on_one_port_resume_each_others_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let backend = Backend::start("backend-a");
+    let key = gateway_command().arg("--new-ticket-key").output().unwrap();
+    assert!(key.status.success());
+    let line = String::from_utf8(key.stdout).unwrap();
+    assert_eq!(line.trim().len(), 64, "{line}");
+    std::fs::write(d.join("tickets.key"), format!("# current\n{line}")).unwrap();
+    let port = dead_port();
+    let text = std::fs::read_to_string(config(d, &http(backend.port), ""))
+        .unwrap()
+        .replace("[admin]\nlisten = \"127.0.0.1:0\"\n", "")
+        .replace(
+            "[[listener]]\nlisten = \"127.0.0.1:0\"",
+            &format!("[tickets]\nkey_file = \"tickets.key\"\n\n[[listener]]\nlisten = \"127.0.0.1:{port}\"\nreuse_port = true"),
+        );
+    std::fs::write(d.join("gateway.toml"), text).unwrap();
+    let one = Gateway::start(&d.join("gateway.toml"), 1, false);
+    let two = Gateway::start(&d.join("gateway.toml"), 1, false);
+    for (client, n) in [
+        (sm_client(d, false), 12),
+        (intl_client(d, &rustls::version::TLS13), 12),
+    ] {
+        for i in 0..n {
+            let mut s = rustls_stream(client.clone(), port);
+            let r = get(&mut s, "");
+            assert!(r.contains("backend-a"), "{r}");
+            let kind = s.conn.handshake_kind();
+            if i > 0 {
+                assert_eq!(kind, Some(rustls::HandshakeKind::Resumed), "connection {i}");
+            }
+        }
+    }
+    for gw in [&one, &two] {
+        assert!(
+            gw.wait_log("\"resumed\":true", Duration::from_secs(2)),
+            "a process resumed nothing: the port was not shared"
+        );
+    }
 }

@@ -55,7 +55,7 @@ pub use files::{certified_key, load_certificates, load_certified_key, load_roots
 pub use kx::{CURVE_SM2, CURVE_SM2_GROUP, CurveSm2, parse_key_share};
 pub use resolve::{SmCertResolver, SmClientCert};
 pub use sign::{SM2_KEYS, SM2SIG_SM3, Sm2KeyProvider, Sm2SigningKey, TLS13_SM2_ID};
-pub use ticket::ticketer;
+pub use ticket::{shared_ticketer, ticketer};
 pub use verify::{SUPPORTED_SIG_ALGS, Sm2ClientVerifier, Sm2ServerVerifier, verify_tls13_sm2};
 
 /// TLS_SM4_GCM_SM3's code point.

@@ -81,6 +81,70 @@ pub fn ticketer() -> Result<Arc<dyn ProducesTickets>, Error> {
     Ok(Arc::new(TicketRotator::new(LIFETIME, fresh)?))
 }
 
+/// One SM4-GCM key and its name, derived from a 32-byte secret with SM3 (the name is public,
+/// so it must not reveal the key: each comes from its own hash).
+fn from_secret(secret: &[u8; 32]) -> Sm4Tickets {
+    let derive = |label: &[u8]| {
+        let mut h = shangmi::sm3::Sm3::new();
+        h.update(b"shangmi ticket ");
+        h.update(label);
+        h.update(secret);
+        h.finalize()
+    };
+    let mut name = [0u8; 16];
+    name.copy_from_slice(&derive(b"name")[..16]);
+    let mut k = derive(b"key");
+    let gcm = Sm4Gcm::new(k[..16].try_into().expect("16 bytes"));
+    k.zeroize();
+    Sm4Tickets { name, gcm }
+}
+
+/// Tickets sealed under keys several servers share.
+#[derive(Debug)]
+struct SharedTickets {
+    keys: Vec<Sm4Tickets>,
+    lifetime: u32,
+}
+
+impl ProducesTickets for SharedTickets {
+    fn enabled(&self) -> bool {
+        true
+    }
+
+    fn lifetime(&self) -> u32 {
+        self.lifetime
+    }
+
+    fn encrypt(&self, plain: &[u8]) -> Option<Vec<u8>> {
+        self.keys.first()?.encrypt(plain)
+    }
+
+    fn decrypt(&self, ticket: &[u8]) -> Option<Vec<u8>> {
+        let name = ticket.get(..16)?;
+        self.keys
+            .iter()
+            .find(|k| k.name[..] == *name)?
+            .decrypt(ticket)
+    }
+}
+
+/// A ticketer over keys that several servers (replicas behind one name) share, so a client
+/// resumes on any of them: the first secret seals, every secret opens. Rotate by putting a
+/// new secret first on every server, then dropping the last once tickets under it have
+/// expired (`lifetime` seconds, which clients are told).
+pub fn shared_ticketer(
+    secrets: &[[u8; 32]],
+    lifetime: u32,
+) -> Result<Arc<dyn ProducesTickets>, Error> {
+    if secrets.is_empty() {
+        return Err(Error::General("no ticket key".into()));
+    }
+    Ok(Arc::new(SharedTickets {
+        keys: secrets.iter().map(from_secret).collect(),
+        lifetime,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +162,27 @@ mod tests {
         assert!(t.decrypt(&sealed[..sealed.len() - 1]).is_none());
         assert!(fresh().unwrap().decrypt(&sealed).is_none());
         assert!(t.decrypt(&[]).is_none());
+    }
+
+    #[test]
+    fn shared_tickets_open_on_every_server_holding_the_key() {
+        let (a, b) = ([1u8; 32], [2u8; 32]);
+        let one = shared_ticketer(&[a], 3600).unwrap();
+        let other = shared_ticketer(&[a], 3600).unwrap();
+        let sealed = one.encrypt(b"state").unwrap();
+        assert_eq!(other.decrypt(&sealed).unwrap(), b"state");
+        // Rotated: a new key seals, the old one still opens.
+        let rotated = shared_ticketer(&[b, a], 3600).unwrap();
+        assert_eq!(rotated.decrypt(&sealed).unwrap(), b"state");
+        let new = rotated.encrypt(b"state").unwrap();
+        assert!(one.decrypt(&new).is_none());
+        assert_ne!(new[..16], sealed[..16]);
+        assert!(
+            shared_ticketer(&[b], 3600)
+                .unwrap()
+                .decrypt(&sealed)
+                .is_none()
+        );
+        assert!(shared_ticketer(&[], 3600).is_err());
     }
 }
