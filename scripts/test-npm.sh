@@ -7,6 +7,7 @@
 # Usage: ./scripts/test-npm.sh        (./scripts/test.sh runs it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$(pwd)
 
 ./scripts/build-npm.sh
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' wasm/Cargo.toml | head -1)
@@ -24,15 +25,9 @@ SHANGMI_WASM=scalar node --test --test-reporter=dot ./*.test.mjs
 # The declarations, under --strict, against a use of every entry point.
 npx tsc --strict --noEmit --module nodenext --moduleResolution nodenext --target es2022 types.ts
 
-if ! command -v chromium >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing Debian's chromium for the browser test"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    echo "SKIPPED: the browser test needs Debian's chromium" >&2
-    [ "${CI:-}" = true ] && exit 1
-    exit 0
-  fi
+if ! "$root/scripts/peers/chromium.sh"; then
+  echo "SKIPPED: the browser test needs Debian's chromium" >&2
+  [ "${CI:-}" = true ] && exit 1
+  exit 0
 fi
 node browser-run.mjs

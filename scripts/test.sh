@@ -44,7 +44,7 @@ RUSTFLAGS="-C force-frame-pointers=yes" cargo build --quiet --locked -p shangmi 
 step "generated constants are current"
 python3 tools/sm4_constants.py --check
 
-step "interop peers: OpenSSL 4.0, Tongsuo 8.5 and GmSSL 3.1 built once into a cache outside the repository; BouncyCastle"
+step "interop peers: OpenSSL 4.0, Tongsuo 8.5 and GmSSL 3.1 built once into a cache outside the repository; BouncyCastle; Chromium"
 # The interop tests build them on demand too; building them here keeps the build's minutes out
 # of any one test's time, and a peer that cannot be built stops the run in CI.
 for peer in openssl4 tongsuo gmssl; do
@@ -52,6 +52,9 @@ for peer in openssl4 tongsuo gmssl; do
     have false "the RFC 8998 interop tests against $peer (scripts/peers/build.sh $peer failed)"
   fi
 done
+if ! scripts/peers/chromium.sh; then
+  have false "the browser tests (the gateway's and the npm package's)"
+fi
 if have "mvn --version && java -version" "the interop tests against BouncyCastle"; then
   for peer in bctls bcpkix; do
     (cd "interop/$peer" && mvn -q -B package -DskipTests)

@@ -61,6 +61,9 @@ fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
+    // Every connection is a descriptor: take what the hard limit allows (as servers do), so
+    // the soft default of 1024 on many systems does not cap max_connections.
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     rt.enable_all();
     if let Some(n) = args.workers {

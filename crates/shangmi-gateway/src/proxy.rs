@@ -156,6 +156,7 @@ async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
     let limits = &cx.generation.limits;
     let s = &cx.session;
     let method = req.method().to_string();
+    let version = format!("{:?}", req.version());
     let path = req
         .uri()
         .path_and_query()
@@ -164,6 +165,7 @@ async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
         cx: cx.clone(),
         start,
         method,
+        version,
         path,
     };
     if !cx
@@ -240,6 +242,7 @@ struct Log {
     cx: Arc<Cx>,
     start: Instant,
     method: String,
+    version: String,
     path: String,
 }
 
@@ -283,7 +286,7 @@ impl Counted {
         log.cx.shared.access(
             &log.cx.generation,
             json!({"client": s.client.to_string(), "protocol": s.protocol, "suite": s.suite,
-                   "sni": s.sni, "client_subject": s.client_subject, "method": log.method,
+                   "sni": s.sni, "client_subject": s.client_subject, "method": log.method, "http": log.version,
                    "path": log.path, "status": status, "bytes": self.bytes,
                    "complete": complete, "upstream": upstream,
                    "handshake_ms": s.handshake.as_millis() as u64, "resumed": s.resumed,

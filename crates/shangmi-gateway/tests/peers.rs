@@ -444,3 +444,58 @@ tlcp = {{ sign_cert = "signcert.pem", sign_key = "signkey.pem", enc_cert = "encc
     let (_, out, err) = run(d, Command::new("sh").args(["-c", &line]), b"", LIMIT);
     answered(&(out + &err), "TLCP ECC_SM4_");
 }
+
+/// Debian's chromium (scripts/peers/chromium.sh installs it where it can).
+fn chromium() -> Option<PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/peers/chromium.sh");
+    let ok = Command::new(script).status().is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and chromium is not available"
+        );
+        return None;
+    }
+    Some(PathBuf::from("chromium"))
+}
+
+#[test]
+fn headless_chromium_loads_a_page_through_the_gateway() {
+    let Some(chromium) = chromium() else { return };
+    let s = setup();
+    let port = s.gw.port();
+    // The test's ECDSA root is not in Chromium's store: its leaf's key is pinned instead.
+    let spki = Command::new("sh")
+        .args([
+            "-c",
+            "openssl x509 -in ecdsa.pem -pubkey -noout | openssl pkey -pubin -outform der \
+             | openssl dgst -sha256 -binary | base64",
+        ])
+        .current_dir(&s.dir)
+        .output()
+        .unwrap();
+    let spki = String::from_utf8(spki.stdout).unwrap();
+    let profile = s.dir.join("chromium-profile");
+    let mut c = Command::new(chromium);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg(format!(
+        "--ignore-certificate-errors-spki-list={}",
+        spki.trim()
+    ))
+    .arg("--host-resolver-rules=MAP localhost 127.0.0.1")
+    .args(["--virtual-time-budget=10000", "--dump-dom"])
+    .arg(format!("https://localhost:{port}/chromium"));
+    let (_, out, err) = run(&s.dir, &mut c, b"", Duration::from_secs(120));
+    assert!(out.contains("backend-a"), "{out}\n{err}");
+    assert!(out.contains("x-sm-protocol: TLSv1.3 TLS_AES_"), "{out}");
+    assert!(
+        s.gw.wait_log("\"http\":\"HTTP/2.0\"", Duration::from_secs(5)),
+        "no HTTP/2 request logged"
+    );
+}
