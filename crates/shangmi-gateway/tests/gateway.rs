@@ -511,3 +511,139 @@ fn two_processes_on_one_port_resume_each_others_sessions() {
         );
     }
 }
+
+#[test]
+fn a_reload_under_steady_load_fails_no_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let a = Backend::start("backend-a");
+    let b = Backend::start("backend-b");
+    let path = config(d, &http(a.port), "");
+    let gw = Gateway::start(&path, 1, true);
+    let port = gw.port();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load: Vec<_> = (0..4)
+        .map(|i| {
+            let (stop, owned) = (stop.clone(), d.to_path_buf());
+            std::thread::spawn(move || {
+                let (mut ok, mut failed) = (0, Vec::new());
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let r = if i % 2 == 0 {
+                        tlcp_get(&owned, port, Suite::EccSm4GcmSm3, false)
+                    } else {
+                        get(rustls_stream(sm_client(&owned, false), port), "")
+                    };
+                    if r.contains("HTTP/1.1 200") {
+                        ok += 1;
+                    } else {
+                        failed.push(r);
+                    }
+                }
+                (ok, failed)
+            })
+        })
+        .collect();
+    let text = std::fs::read_to_string(&path).unwrap();
+    for i in 0..6 {
+        std::thread::sleep(Duration::from_millis(150));
+        let to = if i % 2 == 0 { b.port } else { a.port };
+        std::fs::write(&path, text.replace(&http(a.port), &http(to))).unwrap();
+        assert_eq!(gw.admin("POST", "/reload").0, 200);
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut total = 0;
+    for t in load {
+        let (ok, failed) = t.join().unwrap();
+        assert!(failed.is_empty(), "failed during reloads: {failed:?}");
+        total += ok;
+    }
+    assert!(total > 20, "only {total} requests ran");
+}
+
+/// A back end that promises 100,000 bytes, sends 10 and closes.
+fn truncating_backend() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for c in listener.incoming() {
+            let Ok(mut c) = c else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = c.read(&mut buf);
+                let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n0123456789");
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn an_upstream_that_dies_mid_response_ends_the_client_without_close_notify() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let gw = Gateway::start(&config(d, &http(truncating_backend()), ""), 1, false);
+    // TLCP: the read fails (no close_notify), so the client can tell the answer is cut short.
+    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    let mut out = Vec::new();
+    let e = s.read_to_end(&mut out).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}");
+    assert!(
+        out.starts_with(b"HTTP/1.1 200") && out.len() < 1000,
+        "{out:?}"
+    );
+    // RFC 8998 likewise.
+    let mut t = rustls_stream(sm_client(d, false), gw.port());
+    t.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    let mut out = Vec::new();
+    let e = t.read_to_end(&mut out).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}");
+    assert!(gw.wait_log("\"complete\":false", Duration::from_secs(2)));
+}
+
+#[test]
+fn per_address_rate_and_header_size_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let backend = Backend::start("backend-a");
+    let path = config(d, &http(backend.port), "");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "connect_timeout = 1",
+        "connect_timeout = 1\nrequests_per_second = 1\nburst = 3",
+    );
+    std::fs::write(&path, text).unwrap();
+    let gw = Gateway::start(&path, 1, true);
+    let statuses: Vec<String> = (0..6)
+        .map(|_| {
+            let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+            r.lines().next().unwrap_or("").to_string()
+        })
+        .collect();
+    let limited = statuses.iter().filter(|s| s.contains(" 429 ")).count();
+    assert!((2..=3).contains(&limited), "{statuses:?}");
+    assert!(statuses[0].contains(" 200 "), "{statuses:?}");
+    let (_, m) = gw.admin("GET", "/metrics");
+    assert!(
+        m.contains(&format!("shangmi_gateway_rate_limited_total {limited}")),
+        "{m}"
+    );
+
+    // A request head over max_header_bytes (16 KiB by default) is refused, not buffered.
+    std::thread::sleep(Duration::from_secs(3));
+    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
+    let big = format!("X-Big: {}\r\n", "a".repeat(40_000));
+    let r = get(s, &big);
+    assert!(
+        r.starts_with("HTTP/1.1 431") || r.is_empty() || r.starts_with("send failed"),
+        "{r}"
+    );
+    assert!(!r.contains("backend-a"), "{r}");
+}
