@@ -7,16 +7,28 @@
 //! aws-lc-rs. The binary `shangmi-gateway` reads a TOML file ([`config`], checked whole by
 //! [`site::load`]) and serves it ([`run`]).
 
+#[cfg(feature = "server")]
 pub mod admin;
+#[cfg(feature = "server")]
 pub mod config;
 pub mod detect;
+#[cfg(feature = "server")]
 pub mod io;
+#[cfg(feature = "server")]
 pub mod metrics;
+#[cfg(feature = "server")]
 pub mod proxy;
+#[cfg(feature = "server")]
 pub mod relay;
+#[cfg(feature = "server")]
 pub mod run;
+#[cfg(feature = "server")]
 pub mod serve;
+#[cfg(feature = "server")]
 pub mod site;
+#[cfg(feature = "server")]
 pub mod state;
+#[cfg(feature = "server")]
 pub mod tlcp_io;
+#[cfg(feature = "server")]
 pub mod upstream;
