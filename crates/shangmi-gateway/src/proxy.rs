@@ -51,6 +51,26 @@ struct Cx {
     generation: Arc<Generation>,
     site: Arc<Site>,
     session: Arc<Session>,
+    /// Upgraded exchanges (WebSocket, say) relaying on their own tasks: the connection lasts
+    /// until they end, and they end with it (idle timeout, drain's end).
+    upgraded: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+/// Aborts the upgraded relays when the connection is dropped before they end.
+struct Relays(Arc<Cx>);
+
+impl Drop for Relays {
+    fn drop(&mut self) {
+        for h in self
+            .0
+            .upgraded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            h.abort();
+        }
+    }
 }
 
 /// Serves HTTP on `stream` until the client closes or a drain has let in-flight requests end.
@@ -70,7 +90,9 @@ pub async fn serve<S>(
         generation,
         site,
         session,
+        upgraded: std::sync::Mutex::new(Vec::new()),
     });
+    let relays = Relays(cx.clone());
     let service = hyper::service::service_fn(move |req| {
         let cx = cx.clone();
         async move { Ok::<_, Infallible>(handle(req, cx).await) }
@@ -86,23 +108,28 @@ pub async fn serve<S>(
         .timer(TokioTimer::new())
         .max_header_list_size(limits.max_header_bytes as u32)
         .max_concurrent_streams(128);
-    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
     tokio::pin!(conn);
     if *stop.borrow() {
         conn.as_mut().graceful_shutdown();
     }
     loop {
         tokio::select! {
-            _ = conn.as_mut() => return,
+            _ = conn.as_mut() => break,
             r = stop.changed() => {
                 conn.as_mut().graceful_shutdown();
                 if r.is_err() {
+                    let _ = conn.as_mut().await;
                     break;
                 }
             }
         }
     }
-    let _ = conn.await;
+    let handles: Vec<_> =
+        std::mem::take(&mut *relays.0.upgraded.lock().unwrap_or_else(|p| p.into_inner()));
+    for h in handles {
+        let _ = h.await;
+    }
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response<Body_> {
@@ -136,6 +163,20 @@ fn header_value(s: &str) -> HeaderValue {
     })
 }
 
+/// Whether an HTTP/1.1 request asks to switch protocols (WebSocket, say): `Connection:
+/// upgrade` and an `Upgrade` header.
+fn wants_upgrade(req: &Request<Incoming>) -> bool {
+    req.version() == Version::HTTP_11
+        && req.headers().contains_key(header::UPGRADE)
+        && req
+            .headers()
+            .get_all(header::CONNECTION)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case("upgrade"))
+}
+
 fn strip_hop(headers: &mut HeaderMap) {
     // Names listed in Connection are hop-by-hop too.
     let listed: Vec<HeaderName> = headers
@@ -151,7 +192,7 @@ fn strip_hop(headers: &mut HeaderMap) {
     headers.remove(header::UPGRADE);
 }
 
-async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
+async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
     let start = Instant::now();
     let limits = &cx.generation.limits;
     let s = &cx.session;
@@ -179,6 +220,12 @@ async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
     }
     let upstream = &cx.site.upstream;
     let (i, addr) = upstream.pick();
+    // An upgrade goes through only to an HTTP/1.1 upstream; the client's side of it is taken
+    // before the request is passed on.
+    let upgrade = (wants_upgrade(&req) && upstream.kind == Kind::Http).then(|| {
+        let protocol = req.headers().get(header::UPGRADE).cloned();
+        (hyper::upgrade::on(&mut req), protocol)
+    });
     let (mut parts, body) = req.into_parts();
     let authority = parts.uri.authority().map(|a| a.to_string());
     let uri: Uri = match format!("http://{addr}{}", log.path).parse() {
@@ -194,6 +241,10 @@ async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
     strip_hop(h);
     for n in OURS {
         h.remove(n);
+    }
+    if let Some((_, Some(protocol))) = &upgrade {
+        h.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+        h.insert(header::UPGRADE, protocol.clone());
     }
     if !h.contains_key(header::HOST)
         && let Some(a) = authority
@@ -231,6 +282,33 @@ async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
             return log.done(text(StatusCode::GATEWAY_TIMEOUT, "gateway timeout\n"), addr);
         }
     };
+    if resp.status() == StatusCode::SWITCHING_PROTOCOLS {
+        let Some((client_side, _)) = upgrade else {
+            // A switch nobody asked for cannot be relayed.
+            cx.shared.metrics.upstream_error("unasked upgrade");
+            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr);
+        };
+        let upstream_side = hyper::upgrade::on(&mut resp);
+        let protocol = resp.headers().get(header::UPGRADE).cloned();
+        let relay = tokio::spawn(async move {
+            if let (Ok(c), Ok(u)) = (client_side.await, upstream_side.await) {
+                let _ =
+                    tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(u)).await;
+            }
+        });
+        cx.upgraded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(relay);
+        strip_hop(resp.headers_mut());
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+        if let Some(p) = protocol {
+            resp.headers_mut().insert(header::UPGRADE, p);
+        }
+        let addr = addr.to_string();
+        return log.done(resp.map(|b| b.boxed()), &addr);
+    }
     strip_hop(resp.headers_mut());
     let addr = addr.to_string();
     let resp = resp.map(|b| b.boxed());

@@ -647,3 +647,65 @@ fn per_address_rate_and_header_size_limits() {
     );
     assert!(!r.contains("backend-a"), "{r}");
 }
+
+/// A back end that switches any request to an echo protocol (as a WebSocket server switches).
+fn upgrading_backend() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for c in listener.incoming() {
+            let Ok(mut c) = c else { continue };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut b = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && c.read(&mut b).unwrap_or(0) == 1 {
+                    head.push(b[0]);
+                }
+                let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+                if !head.contains("upgrade: echo") || !head.contains("connection: upgrade") {
+                    let _ = c.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+                    return;
+                }
+                let _ = c.write_all(
+                    b"HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: echo\r\n\r\n",
+                );
+                let mut r = c.try_clone().unwrap();
+                let _ = std::io::copy(&mut r, &mut c);
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn an_upgrade_is_relayed_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let gw = Gateway::start(&config(d, &http(upgrading_backend()), ""), 1, true);
+    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
+    s.write_all(
+        b"GET /ws HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n",
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        s.read_exact(&mut b).unwrap();
+        head.push(b[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 101"), "{head}");
+    assert!(head.contains("upgrade: echo"), "{head}");
+    for msg in [&b"ping"[..], &[7u8; 50_000][..]] {
+        s.write_all(msg).unwrap();
+        let mut back = vec![0u8; msg.len()];
+        s.read_exact(&mut back).unwrap();
+        assert!(back == msg);
+    }
+    // The upgraded connection is still counted while it lives.
+    let (_, m) = gw.admin("GET", "/metrics");
+    assert!(m.contains("shangmi_gateway_active_connections 1"), "{m}");
+    drop(s);
+}
