@@ -175,8 +175,10 @@ async fn first_flight(tcp: &mut TcpStream) -> Result<(Hello, Vec<u8>), String> {
             Detected::Hello(h) => return Ok((h, buf)),
             Detected::Invalid(why) => return Err(why.to_string()),
             Detected::NeedMore(n) => {
+                // Memory grows with what arrives, not with what a header declares: a client
+                // that announces 16 KiB and sends a byte holds 4 KiB at most.
                 let want = n.min(MAX_FIRST_FLIGHT).max(buf.len() + 1);
-                buf.reserve(want - buf.len());
+                buf.reserve((want - buf.len()).min(4096));
                 let got = tcp.read_buf(&mut buf).await.map_err(|e| e.to_string())?;
                 if got == 0 {
                     return Err(format!("closed after {} bytes", buf.len()));
