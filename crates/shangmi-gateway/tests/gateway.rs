@@ -709,3 +709,67 @@ fn an_upgrade_is_relayed_both_ways() {
     assert!(m.contains("shangmi_gateway_active_connections 1"), "{m}");
     drop(s);
 }
+
+/// An h2c back end (HTTP/2 with prior knowledge) answering with the version it was spoken to
+/// in and the X-SM-Protocol it received.
+fn h2c_backend() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(
+                        |req: hyper::Request<hyper::body::Incoming>| async move {
+                            let body = format!(
+                                "h2c-backend {:?} {}",
+                                req.version(),
+                                req.headers()
+                                    .get("x-sm-protocol")
+                                    .and_then(|v| v.to_str().ok())
+                                    .unwrap_or("-")
+                            );
+                            Ok::<_, std::convert::Infallible>(hyper::Response::new(
+                                http_body_util::Full::new(bytes::Bytes::from(body)),
+                            ))
+                        },
+                    );
+                    let _ = hyper::server::conn::http2::Builder::new(
+                        hyper_util::rt::TokioExecutor::new(),
+                    )
+                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                    .await;
+                });
+            }
+        });
+    });
+    port
+}
+
+#[test]
+fn an_h2c_upstream_is_spoken_to_in_http2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let port = h2c_backend();
+    let gw = Gateway::start(
+        &config(d, &format!("\"h2c://127.0.0.1:{port}\""), ""),
+        1,
+        false,
+    );
+    let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    assert!(
+        r.contains("h2c-backend HTTP/2.0 TLCP ECC_SM4_GCM_SM3"),
+        "{r}"
+    );
+}
