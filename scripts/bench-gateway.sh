@@ -6,6 +6,8 @@
 #   gateway RFC 8998      shangmi-gateway, TLS_SM4_GCM_SM3 + curveSM2 + SM2 certificate
 #   gateway TLS 1.3       shangmi-gateway, AES-128-GCM + X25519 + ECDSA P-256 (aws-lc-rs)
 #   nginx TLS 1.3         Debian's nginx on OpenSSL 3, the same, proxying to the same back end
+#   nginx+Tongsuo RFC 8998  nginx 1.28 on Tongsuo 8.5 (scripts/peers/build.sh nginx-tongsuo),
+#                         the SM2 certificate, the same proxying
 #   gateway TLCP          shangmi-gateway, ECC_SM4_GCM_SM3
 #   Tongsuo TLCP          Tongsuo 8.5's s_server -enable_ntls -www (its status page, no proxy)
 #   Tongsuo RFC 8998      Tongsuo 8.5's s_server -www with the SM2 certificate
@@ -30,12 +32,15 @@ fi
 cargo build --release --quiet -p shangmi-gateway -p shangmi-cli
 cargo build --release --quiet -p shangmi-bench --bin gateway-load
 tongsuo=$(scripts/peers/build.sh tongsuo)
+nginx_tongsuo=$(scripts/peers/build.sh nginx-tongsuo)
 bin=$(pwd)/target/release
 work=$(mktemp -d)
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  for f in nginx.pid nginx-ts.pid; do
+    [ -f "$work/$f" ] && kill "$(cat "$work/$f")" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -107,6 +112,17 @@ NGINX
 taskset -c 0 nginx -c "$work/nginx.conf"
 wait_port "$ngx"
 
+# nginx on Tongsuo serving RFC 8998: the same configuration with the SM suite, group, scheme
+# and the SM2 certificate.
+ngxts=$(free_port)
+sed -e "s|$work/nginx.pid|$work/nginx-ts.pid|" -e "s|127.0.0.1:$ngx ssl|127.0.0.1:$ngxts ssl|" \
+    -e "s|$work/ecdsa.pem|$work/sm2.pem|" -e "s|$work/ecdsa.key|$work/sm2.key|" \
+    -e "s|ssl_ecdh_curve X25519;|ssl_ecdh_curve curveSM2; ssl_conf_command Ciphersuites TLS_SM4_GCM_SM3; ssl_conf_command SignatureAlgorithms sm2sig_sm3;|" \
+    -e "s|error_log $work/nginx/error.log|error_log $work/nginx/error-ts.log|" \
+    nginx.conf > nginx-ts.conf
+taskset -c 0 "$nginx_tongsuo" -c "$work/nginx-ts.conf" -p "$work/nginx"
+wait_port "$ngxts"
+
 ts=$(free_port)
 taskset -c 0 "$tongsuo" s_server -quiet -enable_ntls -accept "127.0.0.1:$ts" -www \
   -sign_cert sign.pem -sign_key sign.key -enc_cert enc.pem -enc_key enc.key \
@@ -122,7 +138,9 @@ wait_port "$ts"
 wait_port "$tsm"
 
 ngx_pids="$(cat nginx.pid) $(pgrep -P "$(cat nginx.pid)" | tr '\n' ' ')"
+ngxts_pids="$(cat nginx-ts.pid) $(pgrep -P "$(cat nginx-ts.pid)" | tr '\n' ' ')"
 cases=(
+  "nginx-tongsuo-rfc8998|$ngxts|rfc8998|$ngxts_pids"
   "gateway-rfc8998|$gw|rfc8998|$gw_pid"
   "gateway-tls13|$gw|tls13|$gw_pid"
   "nginx-tls13|$ngx|tls13|$ngx_pids"
@@ -174,6 +192,7 @@ for a, b, what in [
     ("gateway-rfc8998", "nginx-tls13", "gateway RFC 8998 / nginx TLS 1.3 ECDSA"),
     ("gateway-tls13", "nginx-tls13", "gateway TLS 1.3 ECDSA / nginx TLS 1.3 ECDSA"),
     ("gateway-tlcp", "tongsuo-tlcp", "gateway TLCP / Tongsuo s_server TLCP"),
+    ("gateway-rfc8998", "nginx-tongsuo-rfc8998", "gateway RFC 8998 / nginx on Tongsuo RFC 8998"),
     ("gateway-rfc8998", "tongsuo-rfc8998", "gateway RFC 8998 / Tongsuo s_server RFC 8998"),
 ]:
     print(f"{what}: {ratio(a, b, 0):.2f}x connections/s, {ratio(a, b, 4):.2f}x per server core")

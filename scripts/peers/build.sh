@@ -3,11 +3,14 @@
 # (crates.io is reachable where upstream download sites may not be), into a cache outside the
 # repository; later runs reuse it. Prints the tool's path on stdout.
 #
-# Usage: scripts/peers/build.sh openssl4|tongsuo|gmssl   (cache: $SHANGMI_PEERS or ~/.cache/shangmi-peers)
+# Usage: scripts/peers/build.sh openssl4|tongsuo|gmssl|nginx-tongsuo   (cache: $SHANGMI_PEERS or ~/.cache/shangmi-peers)
 #   openssl4  OpenSSL 4.0.3 (crate openssl-src), RFC 8998 in its s_server/s_client
 #   tongsuo   Tongsuo 8.5.0 (crate tongsuo-src) with NTLS: RFC 8998 and TLCP
 #   gmssl     GmSSL 3.1.1 (the source the PyPI sdist easy-gmssl 2.0.1 carries): its `gmssl`
 #             tool, with tlcp_server/tlcp_client
+#   nginx-tongsuo  nginx 1.28.3 (crate nginx-src) on Tongsuo 8.5's static libraries: the server
+#             SM deployments run for RFC 8998 (the server benchmark's anchor; it does not
+#             build against OpenSSL 4.0)
 set -euo pipefail
 
 case "${1:-}" in
@@ -20,13 +23,18 @@ case "${1:-}" in
     configure=(./config enable-ntls no-shared no-tests) ;;
   gmssl)
     VERSION="3.1.1" tool=gmssl ;;
-  *) echo "usage: $0 openssl4|tongsuo|gmssl" >&2; exit 2 ;;
+  nginx-tongsuo)
+    crate_name=nginx-src VERSION="1.28.5+1.28.3" dir=nginx tool=nginx ;;
+  *) echo "usage: $0 openssl4|tongsuo|gmssl|nginx-tongsuo" >&2; exit 2 ;;
 esac
 cache="${SHANGMI_PEERS:-$HOME/.cache/shangmi-peers}"
 prefix="$cache/$1-$VERSION"
 if [ -x "$prefix/bin/$tool" ]; then
   echo "$prefix/bin/$tool"
   exit 0
+fi
+if [ "$1" = nginx-tongsuo ]; then
+  tongsuo_prefix=$(dirname "$(dirname "$("$0" tongsuo)")")
 fi
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/$1-build.XXXXXX")
@@ -63,6 +71,20 @@ crate=$(find "${CARGO_HOME:-$HOME/.cargo}/registry/cache" -name "$crate_name-$VE
 tar -xzf "$crate" -C "$work"
 src="$work/$crate_name-$VERSION/$dir"
 
+if [ "$1" = nginx-tongsuo ]; then
+  (
+    cd "$src"
+    auto/configure --prefix="$prefix" --sbin-path="$prefix/bin/nginx" \
+      --with-http_ssl_module --with-http_v2_module --without-http_rewrite_module \
+      --without-http_gzip_module --with-cc-opt="-I$tongsuo_prefix/include" \
+      --with-ld-opt="$tongsuo_prefix/lib/libssl.a $tongsuo_prefix/lib/libcrypto.a -ldl -lpthread" >&2
+    make -j"$(nproc)" >&2
+    make install >&2
+  )
+  "$prefix/bin/nginx" -V >&2
+  echo "$prefix/bin/nginx"
+  exit 0
+fi
 (
   cd "$src"
   "${configure[@]}" --prefix="$prefix" --libdir=lib >&2
