@@ -12,7 +12,6 @@ mod files;
 mod held;
 mod keyio;
 mod mac_cmd;
-mod net;
 mod progress;
 mod seal_cmd;
 mod secrets;

@@ -1,11 +1,10 @@
 //! `shangmi tlcp`: TLCP (GB/T 38636) with the same conventions as `shangmi tls`. `connect`
 //! copies stdin to the connection and the connection to stdout; `serve` echoes or forwards
-//! each connection, one thread per connection, with a handshake deadline and an idle timeout.
+//! each connection on shangmi-gateway's connection path (the one `tls serve` runs on).
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,6 +13,7 @@ use shangmi_tlcp::{ClientConfig, Connection, Identity, ServerConfig};
 
 use crate::fail::{Outcome, Result, error, rejected};
 use crate::tls_cmd::{describe_chain_der, read_file};
+use crate::tls_serve::{Answer, Bounds, serve_site};
 
 #[derive(ClapArgs)]
 #[command(after_help = "\
@@ -305,22 +305,21 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
     let idle = Duration::from_secs(a.idle_timeout.max(1));
     let stdin: Box<dyn Read + Send> = Box::new(io::stdin());
     let stdout: Box<dyn Write + Send> = Box::new(io::stdout());
-    match relay(conn, sock, Some(stdin), stdout, idle, None) {
+    match relay(conn, sock, stdin, stdout, idle) {
         Ok(()) => Ok(Outcome::Ok),
         Err(e) => Err(rejected(&a.address, e)),
     }
 }
 
 /// Copies `source` into the connection and the connection's data into `sink` until both
-/// directions have ended: close_notify after `source`'s EOF, the peer's close_notify (or, with
-/// no source, the echo of everything received). Errors: what ended the connection.
+/// directions have ended: close_notify after `source`'s EOF, and the peer's close_notify.
+/// Errors: what ended the connection.
 fn relay(
     conn: Connection,
     sock: TcpStream,
-    source: Option<Box<dyn Read + Send>>,
+    mut source: Box<dyn Read + Send>,
     mut sink: Box<dyn Write + Send>,
     idle: Duration,
-    half_close: Option<TcpStream>,
 ) -> std::result::Result<(), String> {
     let conn = Arc::new(Mutex::new(conn));
     // Short reads, so that the idle timeout and the wait for an answer to our close_notify
@@ -328,32 +327,29 @@ fn relay(
     sock.set_read_timeout(Some(POLL))
         .map_err(|e| e.to_string())?;
     let closed_at: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
-    let writer = match source {
-        Some(mut src) => {
-            let (conn, mut sock) = (conn.clone(), sock.try_clone().map_err(|e| e.to_string())?);
-            let closed_at = closed_at.clone();
-            Some(std::thread::spawn(move || -> io::Result<()> {
-                let mut buf = vec![0u8; 16 * 1024];
-                loop {
-                    let n = src.read(&mut buf)?;
-                    let out = {
-                        let mut c = lock(&conn);
-                        if n == 0 {
-                            c.close();
-                        } else {
-                            c.send(&buf[..n]).map_err(io::Error::other)?;
-                        }
-                        c.take_tls()
-                    };
-                    sock.write_all(&out)?;
+    let writer = {
+        let (conn, mut sock) = (conn.clone(), sock.try_clone().map_err(|e| e.to_string())?);
+        let closed_at = closed_at.clone();
+        std::thread::spawn(move || -> io::Result<()> {
+            let mut buf = vec![0u8; 16 * 1024];
+            loop {
+                let n = source.read(&mut buf)?;
+                let out = {
+                    let mut c = lock(&conn);
                     if n == 0 {
-                        *closed_at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
-                        return Ok(());
+                        c.close();
+                    } else {
+                        c.send(&buf[..n]).map_err(io::Error::other)?;
                     }
+                    c.take_tls()
+                };
+                sock.write_all(&out)?;
+                if n == 0 {
+                    *closed_at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+                    return Ok(());
                 }
-            }))
-        }
-        None => None,
+            }
+        })
     };
     let we_closed = || *closed_at.lock().unwrap_or_else(|p| p.into_inner());
     let mut sock_r = sock;
@@ -408,18 +404,6 @@ fn relay(
             break Err(e.to_string());
         }
         if closed {
-            if let Some(backend) = &half_close {
-                // A forward: the back end hears the end of the request, and its answer (read
-                // by the writer until its EOF, then close_notify) still goes out.
-                let _ = backend.shutdown(Shutdown::Write);
-                if let Some(w) = writer {
-                    return match w.join() {
-                        Ok(Ok(())) => Ok(()),
-                        Ok(Err(e)) => Err(crate::fail::io_cause(&e)),
-                        Err(_) => Err("the relay failed".into()),
-                    };
-                }
-            }
             // Our side ends too: close_notify back (the writer may already have sent it).
             let out = {
                 let mut c = lock(&conn);
@@ -440,36 +424,6 @@ fn lock(c: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
     c.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The echo: a sink that sends what it is given back into the connection.
-struct Echo {
-    conn: Arc<Mutex<Connection>>,
-    sock: TcpStream,
-}
-
-impl Write for Echo {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let out = {
-            let mut c = lock(&self.conn);
-            c.send(data).map_err(io::Error::other)?;
-            c.take_tls()
-        };
-        self.sock.write_all(&out)?;
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-struct Shared {
-    config: Arc<ServerConfig>,
-    forward: Option<String>,
-    handshake_timeout: Duration,
-    idle: Duration,
-    write_timeout: Duration,
-}
-
 fn serve(a: ServeArgs) -> Result<Outcome> {
     let (sign, enc) = a.pair.load()?.ok_or_else(|| {
         error(
@@ -486,156 +440,22 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
     if let Some(s) = a.suite {
         config = config.with_suites(&[s.tlcp()]);
     }
-    let shared = Arc::new(Shared {
-        config: Arc::new(config),
-        forward: a.forward.clone(),
-        handshake_timeout: Duration::from_secs(a.handshake_timeout.max(1)),
-        idle: Duration::from_secs(a.idle_timeout.max(1)),
-        write_timeout: Duration::from_secs(a.write_timeout.max(1)),
-    });
-    let listener = TcpListener::bind(&a.listen).map_err(|e| error(&a.listen, e))?;
-    let local = listener.local_addr().map_err(|e| error(&a.listen, e))?;
-    eprintln!("listening on {local}");
-    let active = Arc::new(AtomicUsize::new(0));
-    loop {
-        let (sock, peer) = match listener.accept() {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("shangmi: accept: {}", crate::fail::io_cause(&e));
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-        };
-        if active.load(Ordering::Relaxed) >= a.max_connections.max(1) {
-            let _ = sock.shutdown(Shutdown::Both);
-            eprintln!(
-                "shangmi: {peer}: refused, {} connections open",
-                a.max_connections
-            );
-            continue;
-        }
-        active.fetch_add(1, Ordering::Relaxed);
-        let (shared, count) = (shared.clone(), active.clone());
-        let spawned = std::thread::Builder::new()
-            .stack_size(crate::net::CONNECTION_STACK)
-            .spawn(move || {
-                let line = serve_one(&shared, sock);
-                eprintln!("shangmi: {peer}: {line}");
-                count.fetch_sub(1, Ordering::Relaxed);
-            });
-        if let Err(e) = spawned {
-            // The closure, and the socket with it, is dropped: give its slot back.
-            active.fetch_sub(1, Ordering::Relaxed);
-            eprintln!("shangmi: {peer}: no thread for the connection: {e}");
-        }
-    }
-}
-
-/// One connection, start to end: the log line.
-fn serve_one(shared: &Shared, mut sock: TcpStream) -> String {
-    let _ = sock.set_nodelay(true);
-    crate::net::bound_writes(&sock, shared.write_timeout);
-    let mut conn = Connection::server(shared.config.clone());
-    if let Err(e) = handshake(
-        &mut conn,
-        &mut sock,
-        Instant::now() + shared.handshake_timeout,
-    ) {
-        let _ = sock.shutdown(Shutdown::Both);
-        return format!("handshake failed: {}", crate::fail::io_cause(&e));
-    }
-    let agreed = conn.agreed().cloned();
-    let what = agreed.map_or_else(String::new, |a| {
-        format!("{} {}", a.suite, if a.resumed { "resumed" } else { "full" })
-    });
-    let end = match &shared.forward {
-        None => {
-            let conn = Arc::new(Mutex::new(conn));
-            return match sock.try_clone() {
-                Ok(s) => {
-                    let echo = Echo {
-                        conn: conn.clone(),
-                        sock: s,
-                    };
-                    relay_echo(conn, sock, echo, shared.idle, what)
-                }
-                Err(e) => format!("{what}, {e}"),
-            };
-        }
-        Some(backend) => match crate::net::connect(backend, shared.handshake_timeout) {
-            Ok(b) => {
-                crate::net::bound_writes(&b, shared.write_timeout);
-                match (b.try_clone(), b.try_clone()) {
-                    (Ok(sink), Ok(half)) => relay(
-                        conn,
-                        sock,
-                        Some(Box::new(b)),
-                        Box::new(sink),
-                        shared.idle,
-                        Some(half),
-                    ),
-                    _ => Err("backend: cannot share the socket".into()),
-                }
-            }
-            Err(e) => Err(format!("backend {backend}: {}", crate::fail::io_cause(&e))),
-        },
+    let answer = match a.forward {
+        Some(f) => Answer::Forward(f),
+        None => Answer::Echo,
     };
-    match end {
-        Ok(()) => format!("{what}, closed"),
-        Err(e) => format!("{what}, {e}"),
-    }
-}
-
-/// The echo relay: reads records, sends every byte received back, until close_notify.
-fn relay_echo(
-    conn: Arc<Mutex<Connection>>,
-    mut sock: TcpStream,
-    mut echo: Echo,
-    idle: Duration,
-    what: String,
-) -> String {
-    let _ = sock.set_read_timeout(Some(idle));
-    let mut buf = vec![0u8; 32 * 1024];
-    // Data that came in with the end of the handshake (the same read) is echoed first.
-    let early = lock(&conn).take_plaintext();
-    if !early.is_empty() && echo.write_all(&early).is_err() {
-        return format!("{what}, the connection broke");
-    }
-    let end = loop {
-        let n = match sock.read(&mut buf) {
-            Ok(0) => {
-                break if lock(&conn).peer_closed() {
-                    "closed".to_string()
-                } else {
-                    "the client left without close_notify".to_string()
-                };
-            }
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => break crate::fail::io_cause(&e),
-        };
-        let (r, data, out, closed) = {
-            let mut c = lock(&conn);
-            let r = c.read_tls(&buf[..n]);
-            (r, c.take_plaintext(), c.take_tls(), c.peer_closed())
-        };
-        let _ = sock.write_all(&out);
-        if let Err(e) = r {
-            break e.to_string();
-        }
-        if !data.is_empty() && echo.write_all(&data).is_err() {
-            break "the connection broke".to_string();
-        }
-        if closed {
-            let out = {
-                let mut c = lock(&conn);
-                c.close();
-                c.take_tls()
-            };
-            let _ = sock.write_all(&out);
-            break "closed".to_string();
-        }
+    let site = shangmi_gateway::site::Site {
+        names: Vec::new(),
+        tlcp: Some(Arc::new(config)),
+        sm2: None,
+        international: None,
+        upstream: answer.upstream(a.handshake_timeout)?,
     };
-    let _ = sock.shutdown(Shutdown::Both);
-    format!("{what}, {end}")
+    let bounds = Bounds {
+        max_connections: a.max_connections,
+        handshake_timeout: a.handshake_timeout,
+        idle_timeout: a.idle_timeout,
+        write_timeout: a.write_timeout,
+    };
+    serve_site(&a.listen, site, bounds)
 }

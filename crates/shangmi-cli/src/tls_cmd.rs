@@ -290,7 +290,7 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         conn.send_close_notify();
         let sink: &mut dyn std::io::Write = &mut std::io::sink();
         let source = Box::new(std::io::empty());
-        let plain = Plain::Pipe {
+        let plain = Plain {
             source,
             sink,
             on_close: None,
@@ -328,7 +328,7 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
     let end = tls_relay::relay(
         conn,
         sock,
-        Plain::Pipe {
+        Plain {
             source: Box::new(std::io::stdin()),
             sink: &mut stdout,
             on_close: None,

@@ -1,5 +1,5 @@
-//! Moving plaintext between a TLS connection on a TCP socket and a plain stream (stdin and
-//! stdout, a back-end service, or the connection itself for echo), for `shangmi tls`.
+//! Moving plaintext between a TLS connection on a TCP socket and stdin and stdout, for
+//! `shangmi tls connect` (the servers run on shangmi-gateway's async connection path).
 //!
 //! Two threads share the connection under a lock: one reads the socket and delivers what the
 //! peer sent, the other reads the plain source and sends it. Neither holds the lock while it
@@ -91,11 +91,11 @@ pub fn handshake(
 }
 
 /// Delivers the peer's plaintext to `sink` until close_notify, end of stream, an error, or
-/// `idle` without traffic. With `echo`, the plaintext goes back over the connection instead.
+/// `idle` without traffic.
 fn deliver(
     conn: &Mutex<Connection>,
     mut sock: TcpStream,
-    mut sink: Option<&mut dyn Write>,
+    sink: &mut dyn Write,
     idle: Duration,
 ) -> End {
     let mut raw = vec![0u8; 18 << 10];
@@ -145,22 +145,11 @@ fn deliver(
             }
             c
         };
-        if sink.is_none()
-            && !out.is_empty()
-            && let Err(e) = c.writer().write_all(&out)
-        {
-            return End::Failed(e.to_string());
-        }
-        if closed && sink.is_none() {
-            c.send_close_notify();
-        }
         if let Err(e) = flush(&mut c, &mut sock) {
             return End::Failed(crate::fail::io_cause(&e));
         }
         drop(c);
-        if let Some(s) = sink.as_mut()
-            && let Err(e) = s.write_all(&out).and_then(|()| s.flush())
-        {
+        if let Err(e) = sink.write_all(&out).and_then(|()| sink.flush()) {
             return End::Failed(format!("writing: {}", crate::fail::io_cause(&e)));
         }
         if closed {
@@ -208,18 +197,15 @@ fn lock(conn: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 }
 
 /// What feeds the connection and what its plaintext goes to.
-pub enum Plain<'a> {
-    /// Plaintext goes back to the peer.
-    Echo,
-    /// `source` is sent (from a thread of its own); the peer's plaintext goes to `sink`.
-    Pipe {
-        source: Box<dyn Read + Send>,
-        sink: &'a mut dyn Write,
-        /// When the peer closes cleanly: called (to pass the close on, as a half-close of a
-        /// back end), and then the sending side is waited for, until its source ends. Without
-        /// it the sending thread is not waited for: a source such as stdin may never end.
-        on_close: Option<Box<dyn FnOnce() + 'a>>,
-    },
+pub struct Plain<'a> {
+    /// Sent (from a thread of its own).
+    pub source: Box<dyn Read + Send>,
+    /// Where the peer's plaintext goes.
+    pub sink: &'a mut dyn Write,
+    /// When the peer closes cleanly: called (to pass the close on, as a half-close of a back
+    /// end), and then the sending side is waited for, until its source ends. Without it the
+    /// sending thread is not waited for: a source such as stdin may never end.
+    pub on_close: Option<Box<dyn FnOnce() + 'a>>,
 }
 
 /// Relays until the peer closes (or fails, or goes idle for `idle`). The sending side ends
@@ -230,31 +216,25 @@ pub fn relay(conn: Connection, sock: TcpStream, plain: Plain<'_>, idle: Duration
         sock.try_clone()
             .map_err(|e| End::Failed(crate::fail::io_cause(&e)))
     };
-    let end = match (plain, clone()) {
-        (_, Err(e)) => e,
-        (Plain::Echo, Ok(reader)) => deliver(&conn, reader, None, idle),
-        (
-            Plain::Pipe {
-                mut source,
-                sink,
-                on_close,
-            },
-            Ok(reader),
-        ) => match clone() {
-            Err(e) => e,
-            Ok(writer) => {
-                let c = Arc::clone(&conn);
-                let sending = std::thread::spawn(move || {
-                    let _ = send(&c, writer, &mut *source);
-                });
-                let end = deliver(&conn, reader, Some(sink), idle);
-                if let (End::Clean, Some(close)) = (&end, on_close) {
-                    close();
-                    let _ = sending.join();
-                }
-                end
+    let Plain {
+        mut source,
+        sink,
+        on_close,
+    } = plain;
+    let end = match (clone(), clone()) {
+        (Err(e), _) | (_, Err(e)) => e,
+        (Ok(reader), Ok(writer)) => {
+            let c = Arc::clone(&conn);
+            let sending = std::thread::spawn(move || {
+                let _ = send(&c, writer, &mut *source);
+            });
+            let end = deliver(&conn, reader, sink, idle);
+            if let (End::Clean, Some(close)) = (&end, on_close) {
+                close();
+                let _ = sending.join();
             }
-        },
+            end
+        }
     };
     // Ends a sending thread blocked on a socket write, and the peer's wait.
     let _ = sock.shutdown(Shutdown::Both);

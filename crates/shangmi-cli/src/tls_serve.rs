@@ -1,27 +1,25 @@
 //! `shangmi tls serve`: an RFC 8998 server that keeps serving whatever its clients do.
 //!
-//! Each connection runs on a thread of its own, at most `--max-connections` at
-//! once: beyond that a connection is closed as soon as it is accepted. The handshake has a
-//! deadline, an idle connection a timeout, a write to a client that reads nothing another, and
-//! connecting to the back end the handshake's, so stalled, garbage-sending, non-reading or
-//! resetting clients cost a bounded number of threads for a bounded time. Every connection that fails is logged
-//! in one line on stderr and the server goes on.
+//! It runs on shangmi-gateway's connection path, as `tlcp serve` does: at most
+//! `--max-connections` at once (beyond that a connection is closed as soon as it is accepted),
+//! a deadline on the handshake, a timeout on an idle connection, another on a write to a client
+//! that reads nothing, and the handshake's time to connect to the back end, so stalled,
+//! garbage-sending, non-reading or resetting clients cost bounded memory for a bounded time.
+//! Every connection is logged in one line on stderr and the server goes on.
 
-use std::io::Write;
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::ToSocketAddrs;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use clap::{ArgGroup, Args as ClapArgs};
 use rustls::ServerConfig;
+use shangmi_gateway::config::Limits;
+use shangmi_gateway::site::{Generation, Site};
+use shangmi_gateway::upstream::{Kind, Upstream};
 
 use crate::fail::{Outcome, Result, error};
-use crate::tls_cmd::{
-    Suite, certified_key, group_name, handshake_kind, provider, roots, suite_name,
-};
-use crate::tls_relay::{self, End, Plain};
+use crate::tls_cmd::{Suite, certified_key, provider, roots};
 
 #[derive(ClapArgs)]
 #[command(group(ArgGroup::new("mode").required(true).args(["echo", "forward", "response"])))]
@@ -82,21 +80,6 @@ pub struct ServeArgs {
     hedged: bool,
 }
 
-#[derive(Clone)]
-enum Mode {
-    Echo,
-    Forward(String),
-    Response(Arc<[u8]>),
-}
-
-struct Shared {
-    config: Arc<ServerConfig>,
-    mode: Mode,
-    handshake_timeout: Duration,
-    idle_timeout: Duration,
-    write_timeout: Duration,
-}
-
 pub fn serve(a: ServeArgs) -> Result<Outcome> {
     let provider = provider(a.suite);
     let mut key = certified_key(&a.cert, &a.key, a.password_file.as_deref(), a.presign)?;
@@ -117,141 +100,83 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
     };
     let mut config = builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
     config.ticketer = shangmi_rustls::ticketer().map_err(|e| error("session tickets", e))?;
-    let mode = match (a.echo, a.forward, a.response) {
-        (_, Some(f), _) => Mode::Forward(f),
-        (_, _, Some(r)) => Mode::Response(r.into_bytes().into()),
-        _ => Mode::Echo,
+    let answer = match (a.forward, a.response) {
+        (Some(f), _) => Answer::Forward(f),
+        (_, Some(r)) => Answer::Respond(r.into_bytes()),
+        _ => Answer::Echo,
     };
-    let shared = Arc::new(Shared {
-        config: Arc::new(config),
-        mode,
-        handshake_timeout: Duration::from_secs(a.handshake_timeout.max(1)),
-        idle_timeout: Duration::from_secs(a.idle_timeout.max(1)),
-        write_timeout: Duration::from_secs(a.write_timeout.max(1)),
-    });
-    let listener = TcpListener::bind(&a.listen).map_err(|e| error(&a.listen, e))?;
-    let local = listener.local_addr().map_err(|e| error(&a.listen, e))?;
-    eprintln!("listening on {local}");
-    let active = Arc::new(AtomicUsize::new(0));
-    loop {
-        let (sock, peer) = match listener.accept() {
-            Ok(c) => c,
-            Err(e) => {
-                // Out of descriptors, a connection reset before accept: log, pause, go on.
-                log(None, format_args!("accept: {}", crate::fail::io_cause(&e)));
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
+    let site = Site {
+        names: Vec::new(),
+        tlcp: None,
+        sm2: Some(Arc::new(config)),
+        international: None,
+        upstream: answer.upstream(a.handshake_timeout)?,
+    };
+    let limits = Bounds {
+        max_connections: a.max_connections,
+        handshake_timeout: a.handshake_timeout,
+        idle_timeout: a.idle_timeout,
+        write_timeout: a.write_timeout,
+    };
+    serve_site(&a.listen, site, limits)
+}
+
+/// What a command-line server does with a connection once its handshake is done.
+pub enum Answer {
+    /// Sends back what the client sends.
+    Echo,
+    /// Relays to this TCP service.
+    Forward(String),
+    /// Answers with these bytes, then closes.
+    Respond(Vec<u8>),
+}
+
+impl Answer {
+    /// The gateway's upstream for it; the back end gets the handshake's time to connect.
+    pub fn upstream(self, connect_timeout: u64) -> Result<Upstream> {
+        let (kind, addrs) = match self {
+            Answer::Echo => (Kind::Echo, Vec::new()),
+            Answer::Respond(r) => (Kind::Respond(r.into()), Vec::new()),
+            Answer::Forward(to) => (Kind::Tcp, vec![to]),
         };
-        if active.load(Ordering::Acquire) >= a.max_connections.max(1) {
-            log(
-                Some(peer),
-                format_args!("refused: {} connections already", a.max_connections),
-            );
-            let _ = sock.shutdown(Shutdown::Both);
-            continue;
-        }
-        active.fetch_add(1, Ordering::AcqRel);
-        let (shared, count) = (Arc::clone(&shared), Arc::clone(&active));
-        let spawned = std::thread::Builder::new()
-            .name(format!("tls {peer}"))
-            .stack_size(crate::net::CONNECTION_STACK)
-            .spawn(move || {
-                let line = serve_one(&shared, sock, peer);
-                log(Some(peer), format_args!("{line}"));
-                count.fetch_sub(1, Ordering::AcqRel);
-            });
-        if let Err(e) = spawned {
-            active.fetch_sub(1, Ordering::AcqRel);
-            log(Some(peer), format_args!("no thread for it: {e}"));
-        }
+        Upstream::new(
+            kind,
+            addrs,
+            Duration::from_secs(connect_timeout.max(1)),
+            Duration::from_secs(1),
+        )
+        .map_err(|e| error("--forward", e))
     }
 }
 
-fn log(peer: Option<SocketAddr>, what: std::fmt::Arguments<'_>) {
-    let mut err = std::io::stderr().lock();
-    let _ = match peer {
-        Some(p) => writeln!(err, "shangmi: {p}: {what}"),
-        None => writeln!(err, "shangmi: {what}"),
-    };
+/// The command line's bounds on a server, in whole seconds.
+pub struct Bounds {
+    pub max_connections: usize,
+    pub handshake_timeout: u64,
+    pub idle_timeout: u64,
+    pub write_timeout: u64,
 }
 
-/// One connection from accept to close; the line to log about it.
-fn serve_one(shared: &Shared, mut sock: TcpStream, _peer: SocketAddr) -> String {
-    let _ = sock.set_nodelay(true);
-    crate::net::bound_writes(&sock, shared.write_timeout);
-    let conn = match rustls::ServerConnection::new(shared.config.clone()) {
-        Ok(c) => c,
-        Err(e) => return format!("connection setup failed: {e}"),
+/// Serves `site` on `listen` with the gateway's connection path (the one place connections
+/// are accepted, limited, timed out and logged) until the process is stopped.
+pub fn serve_site(listen: &str, site: Site, b: Bounds) -> Result<Outcome> {
+    let addr = listen
+        .to_socket_addrs()
+        .map_err(|e| error(listen, e))?
+        .next()
+        .ok_or_else(|| error(listen, "resolves to no address"))?;
+    let secs = |s: u64| s.max(1) as f64;
+    let limits = Limits {
+        max_connections: b.max_connections.max(1),
+        handshake_timeout: secs(b.handshake_timeout),
+        idle_timeout: secs(b.idle_timeout),
+        write_timeout: secs(b.write_timeout),
+        connect_timeout: secs(b.handshake_timeout),
+        ..Limits::default()
     };
-    let mut conn = rustls::Connection::Server(conn);
-    if let Err(e) = tls_relay::handshake(&mut conn, &mut sock, shared.handshake_timeout) {
-        return format!("handshake failed: {e}");
-    }
-    let what = format!(
-        "{} {} {}",
-        conn.negotiated_cipher_suite()
-            .map(|s| suite_name(s.suite()))
-            .unwrap_or_default(),
-        conn.negotiated_key_exchange_group()
-            .map(|g| group_name(g.name()))
-            .unwrap_or_default(),
-        handshake_kind(conn.handshake_kind()),
-    );
-    let end = match &shared.mode {
-        Mode::Echo => tls_relay::relay(conn, sock, Plain::Echo, shared.idle_timeout),
-        Mode::Response(r) => {
-            let r = Arc::clone(r);
-            let mut sink = std::io::sink();
-            tls_relay::relay(
-                conn,
-                sock,
-                Plain::Pipe {
-                    source: Box::new(std::io::Cursor::new(r)),
-                    sink: &mut sink,
-                    on_close: None,
-                },
-                shared.idle_timeout,
-            )
-        }
-        Mode::Forward(to) => {
-            let backend = match crate::net::connect(to, shared.handshake_timeout) {
-                Ok(b) => b,
-                Err(e) => {
-                    let _ = sock.shutdown(Shutdown::Both);
-                    return format!("{what}; forward to {to}: {}", crate::fail::io_cause(&e));
-                }
-            };
-            // The back end gets the idle timeout too: a silent one cannot hold the thread.
-            let _ = backend.set_read_timeout(Some(shared.idle_timeout));
-            crate::net::bound_writes(&backend, shared.write_timeout);
-            let (reader, closer) = match (backend.try_clone(), backend.try_clone()) {
-                (Ok(r), Ok(c)) => (r, c),
-                (Err(e), _) | (_, Err(e)) => return format!("{what}; forward: {e}"),
-            };
-            let mut sink = backend;
-            let end = tls_relay::relay(
-                conn,
-                sock,
-                Plain::Pipe {
-                    source: Box::new(reader),
-                    sink: &mut sink,
-                    // The client is done sending: the back end reads end-of-file, and its
-                    // answer still reaches the client before the connection closes.
-                    on_close: Some(Box::new(move || {
-                        let _ = closer.shutdown(Shutdown::Write);
-                    })),
-                },
-                shared.idle_timeout,
-            );
-            let _ = sink.shutdown(Shutdown::Both);
-            end
-        }
-    };
-    match end {
-        End::Clean => format!("{what}, closed"),
-        End::Truncated => format!("{what}, ended without close_notify"),
-        End::Failed(e) => format!("{what}, failed: {e}"),
+    match shangmi_gateway::run::serve_blocking(Generation::single(addr, site, limits)) {
+        Ok(never) => match never {},
+        Err(e) => Err(error(listen, e)),
     }
 }
 

@@ -44,6 +44,8 @@ pub struct Limits {
     pub handshake_timeout: f64,
     /// Seconds without a byte moved before a connection is closed.
     pub idle_timeout: f64,
+    /// Seconds a write may wait on a client that reads nothing before its connection closes.
+    pub write_timeout: f64,
     /// Seconds to connect to an upstream before it counts as down.
     pub connect_timeout: f64,
     /// Seconds an upstream has to answer a request's head.
@@ -66,6 +68,7 @@ impl Default for Limits {
             max_connections: 10_000,
             handshake_timeout: 10.0,
             idle_timeout: 60.0,
+            write_timeout: 30.0,
             connect_timeout: 5.0,
             upstream_timeout: 60.0,
             drain_timeout: 30.0,

@@ -60,24 +60,31 @@ pub enum Protocol {
 impl Hello {
     /// The protocol to answer with, given what the site can serve: a TLCP record goes to TLCP;
     /// a hello offering RFC 8998 to RFC 8998 when the site has an SM2 certificate; TLCP suites
-    /// in a TLS hello to TLCP; everything else to international TLS. `None` when the site
-    /// cannot serve what the client needs.
+    /// in a TLS hello to TLCP; everything else to international TLS. A site that serves one
+    /// protocol answers every client with it, so a client that cannot speak it still gets
+    /// that protocol's alert rather than a silent close. `None` when the site serves several
+    /// and none of them fits.
     pub fn choose(
         &self,
         has_tlcp: bool,
         has_sm2: bool,
         has_international: bool,
     ) -> Option<Protocol> {
-        if self.tlcp_record {
-            return has_tlcp.then_some(Protocol::Tlcp);
-        }
-        if self.rfc8998 && has_sm2 {
-            return Some(Protocol::Rfc8998);
-        }
-        if self.tlcp_suites && has_tlcp {
-            return Some(Protocol::Tlcp);
-        }
-        has_international.then_some(Protocol::International)
+        let fits = if self.tlcp_record {
+            has_tlcp.then_some(Protocol::Tlcp)
+        } else if self.rfc8998 && has_sm2 {
+            Some(Protocol::Rfc8998)
+        } else if self.tlcp_suites && has_tlcp {
+            Some(Protocol::Tlcp)
+        } else {
+            has_international.then_some(Protocol::International)
+        };
+        fits.or(match (has_tlcp, has_sm2, has_international) {
+            (true, false, false) => Some(Protocol::Tlcp),
+            (false, true, false) => Some(Protocol::Rfc8998),
+            (false, false, true) => Some(Protocol::International),
+            _ => None,
+        })
     }
 }
 

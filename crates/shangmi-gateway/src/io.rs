@@ -1,5 +1,7 @@
 //! The transport under every protocol: the bytes read to decide the protocol replayed first,
-//! and a clock of the last byte moved, which the idle timeout watches.
+//! and two clocks: the last byte moved, which the idle timeout watches, and since when a write
+//! to the client has waited, which the write timeout watches (a client that sends but never
+//! reads keeps the first clock going and stops the second).
 
 use std::io;
 use std::pin::Pin;
@@ -11,11 +13,22 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-/// When a connection last moved a byte, as milliseconds since its start.
+/// When a connection last moved a byte, as milliseconds since its start, and since when a
+/// write has been waiting on the client (0 when none is; otherwise milliseconds + 1).
 #[derive(Clone)]
 pub struct Activity {
     start: Instant,
     last: Arc<AtomicU64>,
+    blocked: Arc<AtomicU64>,
+}
+
+/// Why a connection was found quiet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quiet {
+    /// Nothing moved either way for the idle timeout.
+    Idle,
+    /// A write to the client waited for the write timeout: it reads nothing.
+    Unread,
 }
 
 impl Activity {
@@ -24,21 +37,50 @@ impl Activity {
         Activity {
             start: Instant::now(),
             last: Arc::new(AtomicU64::new(0)),
+            blocked: Arc::new(AtomicU64::new(0)),
         }
     }
 
-    fn touch(&self) {
-        let ms = self.start.elapsed().as_millis() as u64;
-        self.last.store(ms, Ordering::Relaxed);
+    fn ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
     }
 
-    /// Returns once nothing has moved for `idle`.
-    pub async fn idle(&self, idle: Duration) {
+    fn touch(&self) {
+        self.last.store(self.ms(), Ordering::Relaxed);
+    }
+
+    fn wrote(&self) {
+        self.touch();
+        if self.blocked.load(Ordering::Relaxed) != 0 {
+            self.blocked.store(0, Ordering::Relaxed);
+        }
+    }
+
+    fn write_waits(&self) {
+        if self.blocked.load(Ordering::Relaxed) == 0 {
+            self.blocked.store(self.ms() + 1, Ordering::Relaxed);
+        }
+    }
+
+    /// Returns once nothing has moved for `idle`, or a write has waited for `write`.
+    pub async fn quiet(&self, idle: Duration, write: Duration) -> Quiet {
         loop {
+            let now = Instant::now();
             let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
-            let due = self.start + last + idle;
-            if Instant::now() >= due {
-                return;
+            let idle_due = self.start + last + idle;
+            if now >= idle_due {
+                return Quiet::Idle;
+            }
+            // A write that starts waiting while this sleeps is seen at the next look, at most
+            // `write` later: a stalled client is cut between one and two write timeouts.
+            let mut due = idle_due.min(now + write);
+            let blocked = self.blocked.load(Ordering::Relaxed);
+            if blocked != 0 {
+                let write_due = self.start + Duration::from_millis(blocked - 1) + write;
+                if now >= write_due {
+                    return Quiet::Unread;
+                }
+                due = due.min(write_due);
             }
             tokio::time::sleep_until(due.into()).await;
         }
@@ -105,8 +147,10 @@ impl AsyncWrite for ClientIo {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         let r = Pin::new(&mut this.tcp).poll_write(cx, buf);
-        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
-            this.activity.touch();
+        match r {
+            Poll::Ready(Ok(n)) if n > 0 => this.activity.wrote(),
+            Poll::Pending => this.activity.write_waits(),
+            _ => {}
         }
         r
     }

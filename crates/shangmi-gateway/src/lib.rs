@@ -15,6 +15,8 @@ pub mod detect;
 #[cfg(feature = "server")]
 pub mod io;
 #[cfg(feature = "server")]
+pub mod local;
+#[cfg(feature = "server")]
 pub mod metrics;
 #[cfg(feature = "server")]
 pub mod proxy;

@@ -104,7 +104,7 @@ impl Metrics {
         self.handshakes.add(&[protocol, suite, kind, outcome]);
     }
 
-    /// A connection that ended before it carried data, and why.
+    /// A connection that ended before it carried data, or stopped reading, and why.
     pub fn failure(&self, reason: &str) {
         self.failures.add(&[reason]);
     }

@@ -25,7 +25,8 @@ pub async fn relay<S>(
         shared.access(
             generation,
             json!({"client": session.client.to_string(), "protocol": session.protocol,
-                   "suite": session.suite, "sni": session.sni, "status": status,
+                   "suite": session.suite, "group": session.group, "sni": session.sni,
+                   "status": status,
                    "upstream": up, "bytes_in": bytes.0, "bytes_out": bytes.1,
                    "handshake_ms": session.handshake.as_millis() as u64, "resumed": session.resumed,
                    "ms": start.elapsed().as_millis() as u64}),

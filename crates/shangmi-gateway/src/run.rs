@@ -2,6 +2,7 @@
 //! the drain itself: stop accepting, let connections finish up to the drain timeout, exit.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -25,36 +26,71 @@ fn bind(addr: SocketAddr, reuse_port: bool) -> std::io::Result<TcpListener> {
     socket.listen(4096)
 }
 
-/// Serves `generation` (read from `path`) until a drain ends; the process's exit code.
-pub async fn run(path: std::path::PathBuf, generation: Generation) -> Result<(), String> {
-    let mut bound = Vec::new();
+/// The sockets of a generation, bound before anything is announced.
+struct Bound {
+    listeners: Vec<TcpListener>,
+    admin: Option<TcpListener>,
+}
+
+fn bind_all(generation: &Generation) -> Result<Bound, String> {
+    let mut listeners = Vec::new();
     for l in &generation.listeners {
         let listener =
             bind(l.addr, l.reuse_port).map_err(|e| format!("listening on {}: {e}", l.addr))?;
-        bound.push(listener);
+        listeners.push(listener);
     }
     let admin = match generation.admin {
         Some(a) => Some(bind(a, false).map_err(|e| format!("admin listener {a}: {e}"))?),
         None => None,
     };
-    let shared = Shared::new(path, generation);
-    // Signals are taken before anything is announced, so a signal after the announcement is
-    // never the default action's.
-    let mut hup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
-    let mut term = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
-    let mut int = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
-    for (i, listener) in bound.into_iter().enumerate() {
+    Ok(Bound { listeners, admin })
+}
+
+/// Says where it listens (`listening on ADDR`, the line scripts wait for) and starts
+/// accepting.
+fn announce(shared: &Arc<Shared>, bound: Bound) {
+    for (i, listener) in bound.listeners.into_iter().enumerate() {
         if let Ok(a) = listener.local_addr() {
             eprintln!("listening on {a}");
         }
         tokio::spawn(crate::serve::accept_loop(shared.clone(), i, listener));
     }
-    if let Some(admin) = admin {
+    if let Some(admin) = bound.admin {
         if let Ok(a) = admin.local_addr() {
             eprintln!("admin on http://{a}");
         }
         tokio::spawn(crate::admin::serve(shared.clone(), admin));
     }
+}
+
+/// Serves a generation assembled in code (the command line's `tls serve` and `tlcp serve`)
+/// until the process ends: no file to reload, and the caller's own signal handling.
+pub async fn serve(generation: Generation) -> Result<std::convert::Infallible, String> {
+    let bound = bind_all(&generation)?;
+    let shared = Shared::new(None, generation);
+    announce(&shared, bound);
+    std::future::pending().await
+}
+
+/// [`serve`] on a runtime of its own, one worker per CPU.
+pub fn serve_blocking(generation: Generation) -> Result<std::convert::Infallible, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("the async runtime: {e}"))?
+        .block_on(serve(generation))
+}
+
+/// Serves `generation` (read from `path`) until a drain ends; the process's exit code.
+pub async fn run(path: std::path::PathBuf, generation: Generation) -> Result<(), String> {
+    let bound = bind_all(&generation)?;
+    let shared = Shared::new(Some(path), generation);
+    // Signals are taken before anything is announced, so a signal after the announcement is
+    // never the default action's.
+    let mut hup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
+    let mut term = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
+    announce(&shared, bound);
     loop {
         tokio::select! {
             _ = hup.recv() => {

@@ -14,11 +14,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::time::timeout_at;
 
 use crate::detect::{Detected, Hello, MAX_FIRST_FLIGHT, Protocol, detect};
-use crate::io::{Activity, ClientIo};
+use crate::io::{Activity, ClientIo, Quiet};
 use crate::site::{Generation, Site};
 use crate::state::{Session, Shared, event};
 use crate::upstream::Kind;
-use crate::{proxy, relay};
+use crate::{local, proxy, relay};
 
 /// Accepts on `listener` (the `index`th of the configuration) until draining starts.
 pub async fn accept_loop(shared: Arc<Shared>, index: usize, listener: TcpListener) {
@@ -56,6 +56,11 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
     let _slot = Slot(&shared);
     if active > limits.max_connections as i64 {
         shared.metrics.refused.fetch_add(1, Ordering::Relaxed);
+        shared.access(
+            &generation,
+            json!({"client": peer.to_string(), "event": "refused",
+                   "reason": format!("{} connections open", limits.max_connections)}),
+        );
         return;
     }
     shared.metrics.accepted.fetch_add(1, Ordering::Relaxed);
@@ -118,6 +123,7 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                 client: peer,
                 protocol: "TLCP",
                 suite: agreed.suite.name().to_string(),
+                group: None,
                 sni: hello.server_name.clone(),
                 client_subject: agreed.peer_certificates.first().and_then(|c| subject(c)),
                 handshake: start.elapsed(),
@@ -154,6 +160,9 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                     .negotiated_cipher_suite()
                     .map(|s| suite_name(s.suite()))
                     .unwrap_or_default(),
+                group: conn
+                    .negotiated_key_exchange_group()
+                    .map(|g| group_name(g.name())),
                 sni: hello.server_name.clone(),
                 client_subject: conn
                     .peer_certificates()
@@ -205,28 +214,42 @@ async fn finish<S>(
         .handshake(session.protocol, &session.suite, kind, "ok");
     shared.metrics.handshake_seconds.observe(session.handshake);
     let session = Arc::new(session);
-    let idle = Duration::from_secs_f64(generation.limits.idle_timeout);
-    match site.upstream.kind {
-        Kind::Tcp => {
-            let work = relay::relay(shared, generation, site, stream, &session);
-            tokio::select! {
-                _ = work => {}
-                _ = activity.idle(idle) => {}
+    let limits = &generation.limits;
+    let quiet = activity.quiet(
+        Duration::from_secs_f64(limits.idle_timeout),
+        Duration::from_secs_f64(limits.write_timeout),
+    );
+    let work = async {
+        match &site.upstream.kind {
+            Kind::Tcp => relay::relay(shared, generation, site, stream, &session).await,
+            Kind::Http | Kind::H2c => {
+                let s = session.clone();
+                proxy::serve(shared.clone(), generation.clone(), site.clone(), stream, s).await
             }
+            Kind::Echo => local::echo(shared, generation, stream, &session).await,
+            Kind::Respond(text) => local::respond(shared, generation, stream, &session, text).await,
         }
-        Kind::Http | Kind::H2c => {
-            let work = proxy::serve(
-                shared.clone(),
-                generation.clone(),
-                site.clone(),
-                stream,
-                session,
+    };
+    tokio::select! {
+        _ = work => {}
+        // An idle keep-alive connection closing is routine; a client that stopped reading
+        // what it asked for is not, and is counted and logged.
+        why = quiet => if why == Quiet::Unread {
+            shared.metrics.failure("unread");
+            shared.access(
+                generation,
+                json!({"client": session.client.to_string(), "event": "closed",
+                       "reason": "unread", "detail": "the client read nothing for the write timeout"}),
             );
-            tokio::select! {
-                _ = work => {}
-                _ = activity.idle(idle) => {}
-            }
         }
+    }
+}
+
+/// The standard name of a key exchange group.
+fn group_name(g: rustls::NamedGroup) -> String {
+    match u16::from(g) {
+        0x0029 => "curveSM2".into(),
+        _ => g.as_str().map_or_else(|| format!("{g:?}"), str::to_string),
     }
 }
 

@@ -24,10 +24,28 @@ pub struct Generation {
     pub admin: Option<SocketAddr>,
     /// Limits.
     pub limits: Limits,
-    /// Where access log lines go: "stdout", "stderr" or "off".
+    /// Where access log lines go: "stdout", "stderr" or "off" (JSON), or "lines" (sentences
+    /// on stderr, for the command line's servers).
     pub access_log: String,
     /// The listeners, in the file's order.
     pub listeners: Vec<Listener>,
+}
+
+impl Generation {
+    /// One listener with one site, assembled in code rather than read from a file (the
+    /// command line's `tls serve` and `tlcp serve`); its log lines are sentences on stderr.
+    pub fn single(addr: SocketAddr, site: Site, limits: Limits) -> Generation {
+        Generation {
+            admin: None,
+            limits,
+            access_log: "lines".into(),
+            listeners: vec![Listener {
+                addr,
+                reuse_port: false,
+                sites: vec![Arc::new(site)],
+            }],
+        }
+    }
 }
 
 /// One listening address and its sites.
@@ -104,6 +122,7 @@ pub fn load(path: &Path) -> Result<Generation, Problem> {
     for (what, v) in [
         ("handshake_timeout", l.handshake_timeout),
         ("idle_timeout", l.idle_timeout),
+        ("write_timeout", l.write_timeout),
         ("connect_timeout", l.connect_timeout),
         ("upstream_timeout", l.upstream_timeout),
         ("drain_timeout", l.drain_timeout),
@@ -254,24 +273,26 @@ fn build_site(
     let mut addrs = Vec::new();
     for u in &s.upstream {
         let (k, a) = upstream::parse(u.get_ref()).map_err(|e| src.problem(u.span(), e))?;
-        if kind.is_some_and(|o| o != k) {
+        if kind.as_ref().is_some_and(|o| *o != k) {
             return Err(src.problem(u.span(), "one kind of upstream per site"));
         }
         kind = Some(k);
         addrs.push(a);
     }
     let kind = kind.unwrap_or(Kind::Http);
+    let alpn: Vec<Vec<u8>> = if kind.is_http() {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        Vec::new()
+    };
     let limits = &src.file.limits;
     let upstream = Upstream::new(
         kind,
         addrs,
         Duration::from_secs_f64(limits.connect_timeout),
         Duration::from_secs_f64(limits.upstream_retry),
-    );
-    let alpn: Vec<Vec<u8>> = match kind {
-        Kind::Tcp => Vec::new(),
-        _ => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
-    };
+    )
+    .map_err(|e| src.problem(span.clone(), e))?;
 
     let client_ca = match &s.client_ca {
         Some(ca) => Some((ca.span(), read(src, ca.span(), ca.get_ref())?)),

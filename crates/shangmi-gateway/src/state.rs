@@ -15,8 +15,8 @@ use crate::site::{self, Generation};
 
 /// The process's shared state.
 pub struct Shared {
-    /// The configuration file.
-    pub path: PathBuf,
+    /// The configuration file (none for a server assembled in code, which cannot reload).
+    pub path: Option<PathBuf>,
     current: RwLock<Arc<Generation>>,
     /// The counters.
     pub metrics: Metrics,
@@ -27,7 +27,7 @@ pub struct Shared {
 
 impl Shared {
     /// State for `generation`, read from `path`.
-    pub fn new(path: PathBuf, generation: Generation) -> Arc<Shared> {
+    pub fn new(path: Option<PathBuf>, generation: Generation) -> Arc<Shared> {
         Arc::new(Shared {
             path,
             current: RwLock::new(Arc::new(generation)),
@@ -52,7 +52,8 @@ impl Shared {
         match &result {
             Ok(()) => {
                 self.metrics.reload("ok");
-                event("reload", &format!("{} in force", self.path.display()));
+                let from = self.path.as_deref().unwrap_or(std::path::Path::new(""));
+                event("reload", &format!("{} in force", from.display()));
             }
             Err(e) => {
                 self.metrics.reload("refused");
@@ -63,7 +64,11 @@ impl Shared {
     }
 
     fn try_reload(&self) -> Result<(), String> {
-        let new = site::load(&self.path).map_err(|e| e.to_string())?;
+        let path = self
+            .path
+            .as_deref()
+            .ok_or("this server was not read from a file")?;
+        let new = site::load(path).map_err(|e| e.to_string())?;
         let old = self.current();
         let addrs = |g: &Generation| {
             g.listeners
@@ -119,10 +124,15 @@ impl Shared {
         self.stop.subscribe()
     }
 
-    /// Writes an access log line, where the configuration sends them.
+    /// Writes an access log line, where the configuration sends them: JSON, or for "lines"
+    /// (the command line's servers) one sentence on stderr.
     pub fn access(&self, generation: &Generation, mut line: serde_json::Value) {
         let to = generation.access_log.as_str();
         if to == "off" {
+            return;
+        }
+        if to == "lines" {
+            eprintln!("shangmi: {}", sentence(&line));
             return;
         }
         line["time"] = serde_json::Value::String(now_rfc3339());
@@ -134,6 +144,32 @@ impl Shared {
             std::io::stdout().lock().write_all(text.as_bytes())
         };
     }
+}
+
+/// An access log entry as `CLIENT: what happened`.
+fn sentence(line: &serde_json::Value) -> String {
+    let field = |k: &str| line.get(k).and_then(|v| v.as_str()).unwrap_or("");
+    let mut s = format!("{}: ", field("client"));
+    if !field("event").is_empty() {
+        s += field("event");
+        for k in ["reason", "detail"] {
+            if !field(k).is_empty() {
+                s = format!("{s}: {}", field(k));
+            }
+        }
+        return s;
+    }
+    for k in ["protocol", "suite", "group"] {
+        if !field(k).is_empty() {
+            s = format!("{s}{} ", field(k));
+        }
+    }
+    let resumed = line.get("resumed").and_then(|v| v.as_bool()) == Some(true);
+    format!(
+        "{s}{}, {}",
+        if resumed { "resumed" } else { "full" },
+        field("status")
+    )
 }
 
 /// A line on stderr about the gateway itself.
@@ -149,6 +185,8 @@ pub struct Session {
     pub protocol: &'static str,
     /// The suite's standard name.
     pub suite: String,
+    /// The key exchange group (`curveSM2`, `X25519`, ...); none for TLCP.
+    pub group: Option<String>,
     /// The name the client asked for.
     pub sni: Option<String>,
     /// The verified client certificate's subject (RFC 4514).

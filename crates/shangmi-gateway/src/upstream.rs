@@ -10,7 +10,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
 /// What the upstream speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// HTTP/1.1.
     Http,
@@ -18,6 +18,18 @@ pub enum Kind {
     H2c,
     /// Bytes relayed as they come.
     Tcp,
+    /// No upstream: every byte the client sends comes back (`shangmi tls|tlcp serve --echo`).
+    Echo,
+    /// No upstream: these bytes answer each connection, which then closes
+    /// (`shangmi tls serve --response`).
+    Respond(std::sync::Arc<[u8]>),
+}
+
+impl Kind {
+    /// Whether requests are HTTP (the upstream has a client and ALPN offers h2).
+    pub fn is_http(&self) -> bool {
+        matches!(self, Kind::Http | Kind::H2c)
+    }
 }
 
 /// One site's upstreams.
@@ -62,9 +74,23 @@ pub fn parse(url: &str) -> Result<(Kind, String), String> {
 }
 
 impl Upstream {
-    /// Upstreams of one kind at `addrs` (HOST:PORT each).
-    pub fn new(kind: Kind, addrs: Vec<String>, connect_timeout: Duration, retry: Duration) -> Self {
-        let client = (kind != Kind::Tcp).then(|| {
+    /// Upstreams of one kind at `addrs` (HOST:PORT each; at least one unless the kind is
+    /// `Echo` or `Respond`, which take none).
+    pub fn new(
+        kind: Kind,
+        addrs: Vec<String>,
+        connect_timeout: Duration,
+        retry: Duration,
+    ) -> Result<Self, String> {
+        let local = matches!(kind, Kind::Echo | Kind::Respond(_));
+        if local != addrs.is_empty() {
+            return Err(if local {
+                "echo and respond take no upstream address".into()
+            } else {
+                "upstream: at least one address".into()
+            });
+        }
+        let client = kind.is_http().then(|| {
             let mut connector = HttpConnector::new();
             connector.set_connect_timeout(Some(connect_timeout));
             connector.set_nodelay(true);
@@ -73,7 +99,7 @@ impl Upstream {
                 .pool_idle_timeout(Duration::from_secs(30))
                 .build(connector)
         });
-        Upstream {
+        Ok(Upstream {
             kind,
             down_until: addrs.iter().map(|_| AtomicU64::new(0)).collect(),
             addrs,
@@ -82,7 +108,7 @@ impl Upstream {
             retry,
             connect_timeout,
             client,
-        }
+        })
     }
 
     fn now_ms(&self) -> u64 {

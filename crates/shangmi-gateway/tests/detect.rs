@@ -58,6 +58,8 @@ fn rfc8998_and_international_hellos_are_told_apart() {
     assert!(!h.rfc8998 && !h.tlcp_record && !h.tlcp_suites);
     assert_eq!(h.choose(true, true, true), Some(Protocol::International));
     assert_eq!(h.choose(true, true, false), None);
+    // A site with one protocol answers with it: the client then hears rustls' alert.
+    assert_eq!(h.choose(false, true, false), Some(Protocol::Rfc8998));
     prefixes_ask_for_more(&intl);
 }
 
@@ -72,6 +74,7 @@ fn a_tlcp_record_is_tlcp() {
     assert_eq!(h.server_name, None);
     assert_eq!(h.choose(true, true, true), Some(Protocol::Tlcp));
     assert_eq!(h.choose(false, true, true), None);
+    assert_eq!(h.choose(false, false, true), Some(Protocol::International));
     prefixes_ask_for_more(&flight);
 }
 

@@ -306,6 +306,59 @@ fn a_tcp_upstream_gets_the_bytes_both_ways() {
     assert_eq!(&back, b"over international TLS");
 }
 
+/// A client that sends and never reads: the echo upstream's answers pile up until the
+/// gateway's writes to the client wait, and the write timeout (1 s here, the idle timeout
+/// 5 s) cuts it; a client that reads goes on being served meanwhile.
+#[test]
+fn a_client_that_never_reads_is_cut_at_the_write_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let echo = echo_backend();
+    let path = config(d, &format!("\"tcp://127.0.0.1:{echo}\""), "");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("idle_timeout = 5", "idle_timeout = 5\nwrite_timeout = 1"),
+    )
+    .unwrap();
+    let gw = Gateway::start(&path, 1, true);
+    let mut stalled = rustls_stream(sm_client(d, false), gw.port());
+    stalled
+        .sock
+        .set_write_timeout(Some(Duration::from_secs(4)))
+        .unwrap();
+    let chunk = vec![0x5au8; 64 << 10];
+    let t = Instant::now();
+    let mut sent = 0usize;
+    while t.elapsed() < Duration::from_secs(20) && stalled.write_all(&chunk).is_ok() {
+        sent += chunk.len();
+    }
+    let cut = t.elapsed();
+    assert!(
+        sent > 0 && cut < Duration::from_secs(8),
+        "{sent} bytes, {cut:?}"
+    );
+    let mut ok = rustls_stream(sm_client(d, false), gw.port());
+    ok.write_all(b"still served").unwrap();
+    let mut back = [0u8; 12];
+    ok.read_exact(&mut back).unwrap();
+    assert_eq!(&back, b"still served");
+    drop(ok);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, m) = gw.admin("GET", "/metrics");
+        if m.contains(r#"shangmi_gateway_connection_failures_total{reason="unread"} 1"#)
+            && m.contains("shangmi_gateway_active_connections 0")
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{m}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(gw.wait_log("the client read nothing", Duration::from_secs(1)));
+}
+
 #[test]
 fn an_upstream_that_is_down_answers_502_at_once_and_is_skipped_after() {
     let dir = tempfile::tempdir().unwrap();
