@@ -82,6 +82,18 @@ pub fn tls_rfc8998(data: &[u8]) {
     if let Ok(point) = shangmi_rustls::parse_key_share(data) {
         assert_eq!(point.to_uncompressed().as_slice(), data);
     }
+    // curveSM2MLKEM768 shares, as a server receives a client's and a client a server's: the
+    // bytes as they come, and cycled to each share's exact length so the ML-KEM part is
+    // reached.
+    let hybrid = shangmi_rustls::CURVE_SM2_MLKEM768_GROUP;
+    let _ = hybrid.start_and_complete(data);
+    if !data.is_empty() {
+        let cycled = |n: usize| -> Vec<u8> { data.iter().copied().cycle().take(n).collect() };
+        let _ = hybrid.start_and_complete(&cycled(65 + 1184));
+        if let Ok(kx) = hybrid.start() {
+            let _ = kx.complete(&cycled(65 + 1088));
+        }
+    }
     // A CertificateVerify from the fixture's certificate: a random signature never verifies
     // (the private key is fixed but the message below is never signed).
     let (msg, sig) = data.split_at(data.len() / 2);

@@ -54,6 +54,18 @@ impl Setup {
 
 /// The SM setup: curveSM2, sm2sig_sm3, TLS_SM4_GCM_SM3, an SM2 chain (root and leaf).
 pub fn sm_setup() -> Setup {
+    sm_setup_with("shangmi", shangmi_rustls::CURVE_SM2_GROUP)
+}
+
+/// The post-quantum names of the hybrid comparison.
+pub const SM_HYBRID: &str = "shangmi curveSM2MLKEM768";
+pub const AWS_HYBRID: &str = "rustls+aws-lc-rs X25519MLKEM768";
+
+/// [`sm_setup`] with `group` as the only key exchange.
+pub fn sm_setup_with(
+    imp: &'static str,
+    group: &'static dyn rustls::crypto::SupportedKxGroup,
+) -> Setup {
     let root_key = shangmi::sm2::SigningKey::random().expect("key");
     let root = shangmi_pki::self_signed(&root_key, "/CN=bench root", &shangmi_pki::Issue::ca(30))
         .expect("root");
@@ -65,6 +77,7 @@ pub fn sm_setup() -> Setup {
         |c: &shangmi_pki::Certificate| CertificateDer::from(der::Encode::to_der(c).expect("der"));
     let provider = Arc::new(CryptoProvider {
         cipher_suites: vec![shangmi_rustls::TLS13_SM4_GCM_SM3],
+        kx_groups: vec![group],
         ..shangmi_rustls::provider()
     });
     let certified = shangmi_rustls::certified_key(
@@ -90,7 +103,7 @@ pub fn sm_setup() -> Setup {
         .dangerous()
         .with_custom_certificate_verifier(verifier)
         .with_no_client_auth();
-    Setup::new("shangmi", client, server)
+    Setup::new(imp, client, server)
 }
 
 /// rustls with aws-lc-rs: `group` + ECDSA-P256 + TLS_AES_128_GCM_SHA256, a P-256 chain made
@@ -352,6 +365,13 @@ pub fn measure(plan: &Plan, extra: &mut dyn FnMut() -> Vec<(String, String, f64)
         aws_setup("rustls+aws-lc-rs X25519", rustls::NamedGroup::X25519),
         aws_setup("rustls+aws-lc-rs P-256", rustls::NamedGroup::secp256r1),
     ];
+    let hybrids = [
+        sm_setup_with(SM_HYBRID, shangmi_rustls::CURVE_SM2_MLKEM768_GROUP),
+        aws_setup(AWS_HYBRID, rustls::NamedGroup::X25519MLKEM768),
+    ];
+    for s in &hybrids {
+        handshake(s, false, &mut Sides::default());
+    }
     // Warm each (and seed the resumption tickets).
     let mut conns: Vec<(ClientConnection, ServerConnection)> = setups
         .iter()
@@ -383,6 +403,14 @@ pub fn measure(plan: &Plan, extra: &mut dyn FnMut() -> Vec<(String, String, f64)
             "shangmi SM4-GCM (algorithm)",
             sm4_gcm_slice(plan.slice),
         );
+        // The post-quantum hybrids: full handshakes only (resumption and records do not
+        // involve the key exchange).
+        for j in 0..hybrids.len() {
+            let s = &hybrids[(round + j) % hybrids.len()];
+            let (full_c, full_s) = handshake_slice(s, false, plan.slice);
+            push(OPS[0], s.imp, full_c);
+            push(OPS[1], s.imp, full_s);
+        }
         for (op, imp, r) in extra() {
             push(&op, &imp, r);
         }
@@ -469,6 +497,23 @@ pub fn markdown(figs: &[Figure], openssl4: Result<&str, &str>) -> String {
             }
         }
         s.push('\n');
+    }
+    if let (Some(_), Some(_)) = (get(OPS[0], SM_HYBRID), get(OPS[0], AWS_HYBRID)) {
+        let _ = writeln!(
+            s,
+            "\nPost-quantum hybrids, full handshakes (the same setups with only the hybrid \
+             group: curveSM2MLKEM768 with ML-KEM from libcrux-ml-kem, X25519MLKEM768 in \
+             aws-lc-rs):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| op | {SM_HYBRID} | {AWS_HYBRID} | shangmi / aws-lc-rs |\n|---|---:|---:|---:|"
+        );
+        for op in &OPS[..2] {
+            if let (Some(a), Some(b)) = (get(op, SM_HYBRID), get(op, AWS_HYBRID)) {
+                let _ = writeln!(s, "| {op} (/s) | {a:.0} | {b:.0} | {:.2}x |", a / b);
+            }
+        }
     }
     if get(OPS[0], OPENSSL4_PROVIDER).is_some() {
         let _ = writeln!(

@@ -58,6 +58,17 @@ pub enum Suite {
     Sm4Ccm,
 }
 
+/// A key exchange group.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Group {
+    /// curveSM2 (41): ECDH on the SM2 curve, RFC 8998.
+    #[value(name = "curveSM2")]
+    CurveSm2,
+    /// curveSM2MLKEM768 (0x11EE): curveSM2 and ML-KEM-768, post-quantum hybrid.
+    #[value(name = "curveSM2MLKEM768")]
+    CurveSm2MlKem768,
+}
+
 #[derive(ClapArgs)]
 struct ConnectArgs {
     /// The server, HOST:PORT.
@@ -81,6 +92,10 @@ struct ConnectArgs {
     /// Offer only this suite (default: both, GCM first).
     #[arg(long, value_enum)]
     suite: Option<Suite>,
+    /// Key exchange groups to offer, preferred first; the first gets a key share (a
+    /// curveSM2MLKEM768 share carries a curveSM2 one too when both are listed).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "curveSM2")]
+    groups: Vec<Group>,
     /// Connect once, close, then connect again resuming that session (the second
     /// connection carries stdin; stderr says whether it resumed).
     #[arg(long)]
@@ -100,9 +115,16 @@ pub fn run(args: Args) -> Result<Outcome> {
     }
 }
 
-/// The provider, limited to one suite if asked.
-pub fn provider(suite: Option<Suite>) -> Arc<CryptoProvider> {
+/// The provider, limited to one suite if asked, with `groups` in that order.
+pub fn provider(suite: Option<Suite>, groups: &[Group]) -> Arc<CryptoProvider> {
     let mut p = shangmi_rustls::provider();
+    p.kx_groups = groups
+        .iter()
+        .map(|g| match g {
+            Group::CurveSm2 => shangmi_rustls::CURVE_SM2_GROUP,
+            Group::CurveSm2MlKem768 => shangmi_rustls::CURVE_SM2_MLKEM768_GROUP,
+        })
+        .collect();
     match suite {
         Some(Suite::Sm4Gcm) => p.cipher_suites = vec![shangmi_rustls::TLS13_SM4_GCM_SM3],
         Some(Suite::Sm4Ccm) => p.cipher_suites = vec![shangmi_rustls::TLS13_SM4_CCM_SM3],
@@ -159,6 +181,7 @@ pub fn suite_name(s: rustls::CipherSuite) -> String {
 pub fn group_name(g: rustls::NamedGroup) -> String {
     match u16::from(g) {
         0x0029 => "curveSM2".into(),
+        0x11EE => "curveSM2MLKEM768".into(),
         _ => format!("{g:?}"),
     }
 }
@@ -249,7 +272,7 @@ pub fn scheme_name(s: Option<SignatureScheme>) -> String {
 }
 
 fn connect(a: ConnectArgs) -> Result<Outcome> {
-    let provider = provider(a.suite);
+    let provider = provider(a.suite, &a.groups);
     let Some(ca) = a.ca.as_deref() else {
         return Err(error(
             "--ca",

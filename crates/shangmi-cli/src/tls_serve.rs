@@ -19,7 +19,7 @@ use shangmi_gateway::site::{Generation, Site};
 use shangmi_gateway::upstream::{Kind, Upstream};
 
 use crate::fail::{Outcome, Result, error};
-use crate::tls_cmd::{Suite, certified_key, provider, roots};
+use crate::tls_cmd::{Group, Suite, certified_key, provider, roots};
 
 #[derive(ClapArgs)]
 #[command(group(ArgGroup::new("mode").required(true).args(["echo", "forward", "response"])))]
@@ -54,6 +54,14 @@ pub struct ServeArgs {
     /// Accept only this suite (default: both).
     #[arg(long, value_enum)]
     suite: Option<Suite>,
+    /// Key exchange groups to accept (the client's order decides among them).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "curveSM2,curveSM2MLKEM768"
+    )]
+    groups: Vec<Group>,
     /// Connections served at once; more are closed on arrival.
     #[arg(long, default_value_t = 256, value_name = "N")]
     max_connections: usize,
@@ -81,7 +89,7 @@ pub struct ServeArgs {
 }
 
 pub fn serve(a: ServeArgs) -> Result<Outcome> {
-    let provider = provider(a.suite);
+    let provider = provider(a.suite, &a.groups);
     let mut key = certified_key(&a.cert, &a.key, a.password_file.as_deref(), a.presign)?;
     if let Some(chain) = &a.chain {
         let extra = shangmi_rustls::load_certificates(&crate::tls_cmd::read_file(chain)?)

@@ -1,7 +1,7 @@
 //! RFC 8998 against OpenSSL 4.0 and Tongsuo 8.5 (an OpenSSL fork with its own SM work) on
 //! loopback, both directions: `shangmi tls connect` to their `s_server`, their `s_client` to
 //! `shangmi tls serve`; both suites, client certificates, resumption, HelloRetryRequest,
-//! certificates made by either tool, failures.
+//! the curveSM2MLKEM768 hybrid, certificates made by either tool, failures.
 
 mod tls_peers;
 
@@ -337,6 +337,92 @@ fn certificates_made_by_peer_work_both_ways(tool: &Path) {
     );
 }
 
+/// curveSM2MLKEM768 both ways: the peer's client offering only the hybrid to `shangmi tls
+/// serve` (which accepts it by default), `shangmi tls connect --groups curveSM2MLKEM768` to the
+/// peer's server; and a client offering the hybrid first to a server without it gets plain
+/// curveSM2 from the share it sent beside, with no HelloRetryRequest.
+fn hybrid_both_ways(tool: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    shangmi_pki(d);
+    let server = shangmi_server(
+        d,
+        &[
+            "--cert",
+            "server.pem",
+            "--key",
+            "server.key",
+            "--response",
+            "hello from shangmi",
+        ],
+    );
+    let r = openssl_client(
+        d,
+        tool,
+        server.port,
+        &[
+            "-ciphersuites",
+            "TLS_SM4_GCM_SM3",
+            "-sigalgs",
+            "sm2sig_sm3",
+            "-groups",
+            "curveSM2MLKEM768",
+        ],
+    );
+    assert!(
+        r.stdout.contains("hello from shangmi"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(r.stdout.contains("curveSM2MLKEM768"), "{}", r.stdout);
+    drop(server);
+
+    let hybrid_server = |groups: &str| {
+        peer_server(d, |port| {
+            let mut cmd = Command::new(tool);
+            cmd.args(["s_server", "-accept", &format!("127.0.0.1:{port}")])
+                .args(["-cert", "server.pem", "-key", "server.key", "-www"])
+                .args(["-ciphersuites", "TLS_SM4_GCM_SM3", "-sigalgs", "sm2sig_sm3"])
+                .args(["-groups", groups]);
+            cmd
+        })
+    };
+    let server = hybrid_server("curveSM2MLKEM768");
+    let r = connect(
+        d,
+        server.port,
+        &["--ca", "ca.pem", "--groups", "curveSM2MLKEM768"],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("group curveSM2MLKEM768, signature sm2sig_sm3, handshake full"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains("Cipher is TLS_SM4_GCM_SM3"),
+        "{}",
+        r.stdout
+    );
+    drop(server);
+
+    let server = hybrid_server("curveSM2");
+    let r = connect(
+        d,
+        server.port,
+        &["--ca", "ca.pem", "--groups", "curveSM2MLKEM768,curveSM2"],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("group curveSM2, signature sm2sig_sm3, handshake full"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// One test per peer and case; a peer that cannot be built skips (fails under CI=true).
 macro_rules! against {
     ($peer:literal: $($test:ident => $case:ident),* $(,)?) => {
@@ -357,6 +443,7 @@ against!("openssl4":
     openssl4_client_to_shangmi_server => peer_client_to_shangmi_server,
     openssl4_client_certificates_to_shangmi_server => peer_client_certificates_to_shangmi_server,
     certificates_made_by_openssl4_work_both_ways => certificates_made_by_peer_work_both_ways,
+    curve_sm2_mlkem768_with_openssl4_both_ways => hybrid_both_ways,
 );
 
 against!("tongsuo":
@@ -365,4 +452,5 @@ against!("tongsuo":
     tongsuo_client_to_shangmi_server => peer_client_to_shangmi_server,
     tongsuo_client_certificates_to_shangmi_server => peer_client_certificates_to_shangmi_server,
     certificates_made_by_tongsuo_work_both_ways => certificates_made_by_peer_work_both_ways,
+    curve_sm2_mlkem768_with_tongsuo_both_ways => hybrid_both_ways,
 );

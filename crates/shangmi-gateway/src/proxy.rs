@@ -364,6 +364,7 @@ impl Counted {
         log.cx.shared.access(
             &log.cx.generation,
             json!({"client": s.client.to_string(), "protocol": s.protocol, "suite": s.suite,
+                   "group": s.group,
                    "sni": s.sni, "client_subject": s.client_subject, "method": log.method, "http": log.version,
                    "path": log.path, "status": status, "bytes": self.bytes,
                    "complete": complete, "upstream": upstream,

@@ -249,6 +249,7 @@ async fn finish<S>(
 fn group_name(g: rustls::NamedGroup) -> String {
     match u16::from(g) {
         0x0029 => "curveSM2".into(),
+        0x11EE => "curveSM2MLKEM768".into(),
         _ => g.as_str().map_or_else(|| format!("{g:?}"), str::to_string),
     }
 }

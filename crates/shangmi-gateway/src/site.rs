@@ -306,7 +306,13 @@ fn build_site(
     let sm2 = match &s.sm2 {
         Some(p) => {
             let key = sm2_key(src, p)?;
-            let provider = Arc::new(shangmi_rustls::provider());
+            // The hybrid is taken only from a client that offers it (rustls follows the
+            // client's order), so listing it costs the others nothing.
+            let mut groups = shangmi_rustls::provider();
+            groups
+                .kx_groups
+                .push(shangmi_rustls::CURVE_SM2_MLKEM768_GROUP);
+            let provider = Arc::new(groups);
             let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
                 .with_protocol_versions(&[&rustls::version::TLS13])
                 .map_err(|e| src.problem(p.span(), e.to_string()))?;

@@ -84,6 +84,15 @@ fn one_port_answers_tlcp_rfc8998_and_international_tls() {
         let r = get(rustls_stream(sm_client_with(d, false, &[suite]), port), "");
         assert!(r.contains(&format!("x-sm-protocol: TLSv1.3 {name}")), "{r}");
     }
+    // A hello whose only group is the post-quantum hybrid is RFC 8998 too, and gets it.
+    let hybrid = sm_client_groups(
+        d,
+        false,
+        shangmi_rustls::ALL_CIPHER_SUITES,
+        &[shangmi_rustls::CURVE_SM2_MLKEM768_GROUP],
+    );
+    let r = get(rustls_stream(hybrid, port), "");
+    assert!(r.contains("x-sm-protocol: TLSv1.3 TLS_SM4_GCM_SM3"), "{r}");
 
     for (version, want) in [
         (&rustls::version::TLS13, "x-sm-protocol: TLSv1.3 TLS_AES_"),
@@ -103,12 +112,13 @@ fn one_port_answers_tlcp_rfc8998_and_international_tls() {
         r#"shangmi_gateway_handshakes_total{protocol="TLSv1.3",suite="TLS_SM4_CCM_SM3",kind="full",outcome="ok"} 1"#,
         r#"shangmi_gateway_handshakes_total{protocol="TLSv1.2","#,
         r#"shangmi_gateway_requests_total{protocol="TLCP",status="200"} 2"#,
-        "shangmi_gateway_handshake_seconds_count 6",
+        "shangmi_gateway_handshake_seconds_count 7",
     ] {
         assert!(metrics.contains(want), "{want} not in\n{metrics}");
     }
     assert_eq!(gw.admin("GET", "/healthz"), (200, "ok\n".into()));
     assert!(gw.wait_log(r#""status":200"#, Duration::from_secs(2)));
+    assert!(gw.wait_log(r#""group":"curveSM2MLKEM768""#, Duration::from_secs(2)));
 }
 
 #[test]

@@ -238,6 +238,21 @@ fn openssl4_rfc8998_client_both_suites() {
         );
         answered(&out, &format!("TLSv1.3 {suite}"));
     }
+    // The post-quantum hybrid, asked for alone, and in OpenSSL 4's default group list (whose
+    // first key share is X25519MLKEM768: the gateway asks again for curveSM2MLKEM768).
+    let sm = [
+        "-servername",
+        "localhost",
+        "-ciphersuites",
+        "TLS_SM4_GCM_SM3",
+        "-sigalgs",
+        "sm2sig_sm3",
+    ];
+    for groups in [&["-groups", "curveSM2MLKEM768"][..], &[]] {
+        let out = s_client(&s, &tool, s.gw.port(), &[&sm[..], groups].concat());
+        answered(&out, "TLSv1.3 TLS_SM4_GCM_SM3");
+        assert!(out.contains("curveSM2MLKEM768"), "{out}");
+    }
 }
 
 /// tjfoc/gmsm's gmtls, built once (Go fetches the module through its proxy).

@@ -29,15 +29,20 @@ pub struct CurveSm2;
 /// suffices and the server needs no HelloRetryRequest).
 pub static CURVE_SM2_GROUP: &dyn SupportedKxGroup = &CurveSm2;
 
+/// A fresh ephemeral key from the pool.
+pub(crate) fn ephemeral() -> Result<EphemeralSecret, Error> {
+    // A poisoned lock only means another thread panicked while taking a key; taken keys are
+    // wiped from the pool as they leave it, so what remains is unused.
+    pool()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .map_err(|_| rustls::crypto::GetRandomFailed.into())
+}
+
 impl SupportedKxGroup for CurveSm2 {
     fn start(&self) -> Result<Box<dyn ActiveKeyExchange>, Error> {
-        // A poisoned lock only means another thread panicked while taking a key; taken keys
-        // are wiped from the pool as they leave it, so what remains is unused.
-        let secret = pool()
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .map_err(|_| rustls::crypto::GetRandomFailed)?;
+        let secret = ephemeral()?;
         let share = secret.public_key().to_uncompressed();
         Ok(Box::new(Active { secret, share }))
     }

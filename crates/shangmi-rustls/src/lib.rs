@@ -41,6 +41,7 @@
 mod aead;
 mod files;
 mod hash;
+mod hybrid;
 mod kx;
 mod resolve;
 mod sign;
@@ -52,6 +53,7 @@ use rustls::crypto::{CryptoProvider, GetRandomFailed, SecureRandom, WebPkiSuppor
 use rustls::{CipherSuite, SupportedCipherSuite, Tls13CipherSuite};
 
 pub use files::{certified_key, load_certificates, load_certified_key, load_roots};
+pub use hybrid::{CURVE_SM2_MLKEM768, CURVE_SM2_MLKEM768_GROUP, CurveSm2MlKem768};
 pub use kx::{CURVE_SM2, CURVE_SM2_GROUP, CurveSm2, parse_key_share};
 pub use resolve::{SmCertResolver, SmClientCert};
 pub use sign::{SM2_KEYS, SM2SIG_SM3, Sm2KeyProvider, Sm2SigningKey, TLS13_SM2_ID};

@@ -409,8 +409,19 @@ pub fn sm_client_with(
     cert: bool,
     suites: &[rustls::SupportedCipherSuite],
 ) -> Arc<rustls::ClientConfig> {
+    sm_client_groups(dir, cert, suites, &[shangmi_rustls::CURVE_SM2_GROUP])
+}
+
+/// [`sm_client_with`] offering only `groups` (the first with a key share).
+pub fn sm_client_groups(
+    dir: &Path,
+    cert: bool,
+    suites: &[rustls::SupportedCipherSuite],
+    groups: &[&'static dyn rustls::crypto::SupportedKxGroup],
+) -> Arc<rustls::ClientConfig> {
     let mut provider = shangmi_rustls::provider();
     provider.cipher_suites = suites.to_vec();
+    provider.kx_groups = groups.to_vec();
     let provider = Arc::new(provider);
     let roots =
         Arc::new(shangmi_rustls::load_roots(&std::fs::read(dir.join("ca.pem")).unwrap()).unwrap());
