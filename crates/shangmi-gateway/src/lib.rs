@@ -12,6 +12,11 @@ pub mod admin;
 #[cfg(feature = "server")]
 pub mod config;
 pub mod detect;
+#[cfg(feature = "international")]
+mod international;
+#[cfg(all(feature = "server", not(feature = "international")))]
+#[path = "no_international.rs"]
+mod international;
 #[cfg(feature = "server")]
 pub mod io;
 #[cfg(feature = "server")]

@@ -7,10 +7,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rustls::crypto::CryptoProvider;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use toml::Spanned;
 use zeroize::Zeroizing;
@@ -186,7 +182,11 @@ pub fn load(path: &Path) -> Result<Generation, Problem> {
     })
 }
 
-fn read(src: &Source, span: std::ops::Range<usize>, p: &str) -> Result<Vec<u8>, Problem> {
+pub(crate) fn read(
+    src: &Source,
+    span: std::ops::Range<usize>,
+    p: &str,
+) -> Result<Vec<u8>, Problem> {
     let path = src.resolve(p);
     match std::fs::metadata(&path) {
         Ok(m) if m.len() > 1 << 20 => {
@@ -198,7 +198,7 @@ fn read(src: &Source, span: std::ops::Range<usize>, p: &str) -> Result<Vec<u8>, 
     std::fs::read(&path).map_err(|e| src.problem(span, format!("{}: {e}", path.display())))
 }
 
-type Ticketer = Arc<dyn rustls::server::ProducesTickets>;
+pub(crate) type Ticketer = Arc<dyn rustls::server::ProducesTickets>;
 
 /// The shared ticket keys: one secret per line in hex, `#` comments and blank lines skipped.
 fn ticket_keys(src: &Source, t: &config::Tickets) -> Result<Ticketer, Problem> {
@@ -338,35 +338,14 @@ fn build_site(
     let international = if s.international.is_empty() {
         None
     } else {
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let mut keys = Vec::new();
-        for p in &s.international {
-            keys.push(Arc::new(international_key(src, p, &provider)?));
-        }
-        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-            .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-            .map_err(|e| src.problem(span.clone(), e.to_string()))?;
-        let builder = match &client_ca {
-            Some((span, pem)) => {
-                // Client certificates may be SM2 or international: verify with both.
-                let both = Arc::new(shangmi_rustls::beside(
-                    rustls::crypto::aws_lc_rs::default_provider(),
-                ));
-                builder.with_client_cert_verifier(
-                    shangmi_rustls::Sm2ClientVerifier::new(roots(src, span, pem)?, both)
-                        .map_err(|e| src.problem(span.clone(), e.to_string()))?,
-                )
-            }
-            None => builder.with_no_client_auth(),
-        };
-        let mut c = builder.with_cert_resolver(Arc::new(ByScheme(keys)));
-        c.ticketer = match tickets {
-            Some(t) => t.clone(),
-            None => rustls::crypto::aws_lc_rs::Ticketer::new()
-                .map_err(|e| src.problem(span.clone(), format!("session tickets: {e}")))?,
-        };
-        c.alpn_protocols = alpn;
-        Some(Arc::new(c))
+        Some(crate::international::config(
+            src,
+            span.clone(),
+            &s.international,
+            client_ca.as_ref(),
+            tickets,
+            alpn,
+        )?)
     };
     Ok(Site {
         names,
@@ -377,7 +356,7 @@ fn build_site(
     })
 }
 
-fn roots(
+pub(crate) fn roots(
     src: &Source,
     span: &std::ops::Range<usize>,
     pem: &[u8],
@@ -427,50 +406,13 @@ fn sm2_key(src: &Source, p: &Spanned<Pair>) -> Result<CertifiedKey, Problem> {
     })
 }
 
-fn key_mismatch(e: rustls::Error) -> String {
+pub(crate) fn key_mismatch(e: rustls::Error) -> String {
     match e {
         rustls::Error::InconsistentKeys(_) => {
             "the private key is not the one the certificate names".into()
         }
         e => e.to_string(),
     }
-}
-
-fn international_key(
-    src: &Source,
-    p: &Spanned<Pair>,
-    provider: &CryptoProvider,
-) -> Result<CertifiedKey, Problem> {
-    let span = p.span();
-    let pair = p.get_ref();
-    let pem = read(src, span.clone(), &pair.cert)?;
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.cert)))?;
-    if chain.is_empty() {
-        return Err(src.problem(span, format!("{}: no certificate", pair.cert)));
-    }
-    if pair.password_file.is_some() {
-        return Err(src.problem(
-            span,
-            "international keys are read unencrypted (PKCS#8 or PKCS#1 PEM)",
-        ));
-    }
-    let key_pem = Zeroizing::new(read(src, span.clone(), &pair.key)?);
-    let key = PrivateKeyDer::from_pem_slice(&key_pem)
-        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.key)))?;
-    let signer = provider
-        .key_provider
-        .load_private_key(key)
-        .map_err(|e| src.problem(span.clone(), format!("{}: {e}", pair.key)))?;
-    let ck = CertifiedKey::new(chain, signer);
-    ck.keys_match().map_err(|e| {
-        src.problem(
-            span,
-            format!("{} with {}: {}", pair.cert, pair.key, key_mismatch(e)),
-        )
-    })?;
-    Ok(ck)
 }
 
 fn tlcp_config(
@@ -502,18 +444,4 @@ fn tlcp_config(
             .map_err(|e| src.problem(ca_span.clone(), format!("client_ca: {e}")))?;
     }
     Ok(c)
-}
-
-/// International certificates chosen by what the client can verify, in the file's order.
-#[derive(Debug)]
-struct ByScheme(Vec<Arc<CertifiedKey>>);
-
-impl ResolvesServerCert for ByScheme {
-    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
-        let offered = hello.signature_schemes();
-        self.0
-            .iter()
-            .find(|k| k.key.choose_scheme(offered).is_some())
-            .cloned()
-    }
 }

@@ -1,0 +1,109 @@
+//! International TLS 1.2 and 1.3 for a site: rustls on aws-lc-rs (the fastest provider on
+//! x86-64 and arm64, ECDSA P-256 and X25519 in assembly), ECDSA P-256/P-384, RSA and Ed25519
+//! certificates chosen by what the client can verify. Behind the `international` feature (on
+//! by default), so the command line, which serves RFC 8998 and TLCP only, carries no C library.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use toml::Spanned;
+use zeroize::Zeroizing;
+
+use crate::config::{Pair, Problem, Source};
+use crate::site::{Ticketer, key_mismatch, read, roots};
+
+/// The server configuration for a site's `international` pairs.
+pub(crate) fn config(
+    src: &Source,
+    span: Range<usize>,
+    pairs: &[Spanned<Pair>],
+    client_ca: Option<&(Range<usize>, Vec<u8>)>,
+    tickets: Option<&Ticketer>,
+    alpn: Vec<Vec<u8>>,
+) -> Result<Arc<rustls::ServerConfig>, Problem> {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut keys = Vec::new();
+    for p in pairs {
+        keys.push(Arc::new(international_key(src, p, &provider)?));
+    }
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
+        .map_err(|e| src.problem(span.clone(), e.to_string()))?;
+    let builder = match client_ca {
+        Some((span, pem)) => {
+            // Client certificates may be SM2 or international: verify with both.
+            let both = Arc::new(shangmi_rustls::beside(
+                rustls::crypto::aws_lc_rs::default_provider(),
+            ));
+            builder.with_client_cert_verifier(
+                shangmi_rustls::Sm2ClientVerifier::new(roots(src, span, pem)?, both)
+                    .map_err(|e| src.problem(span.clone(), e.to_string()))?,
+            )
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let mut c = builder.with_cert_resolver(Arc::new(ByScheme(keys)));
+    c.ticketer = match tickets {
+        Some(t) => t.clone(),
+        None => rustls::crypto::aws_lc_rs::Ticketer::new()
+            .map_err(|e| src.problem(span.clone(), format!("session tickets: {e}")))?,
+    };
+    c.alpn_protocols = alpn;
+    Ok(Arc::new(c))
+}
+
+fn international_key(
+    src: &Source,
+    p: &Spanned<Pair>,
+    provider: &CryptoProvider,
+) -> Result<CertifiedKey, Problem> {
+    let span = p.span();
+    let pair = p.get_ref();
+    let pem = read(src, span.clone(), &pair.cert)?;
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.cert)))?;
+    if chain.is_empty() {
+        return Err(src.problem(span, format!("{}: no certificate", pair.cert)));
+    }
+    if pair.password_file.is_some() {
+        return Err(src.problem(
+            span,
+            "international keys are read unencrypted (PKCS#8 or PKCS#1 PEM)",
+        ));
+    }
+    let key_pem = Zeroizing::new(read(src, span.clone(), &pair.key)?);
+    let key = PrivateKeyDer::from_pem_slice(&key_pem)
+        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.key)))?;
+    let signer = provider
+        .key_provider
+        .load_private_key(key)
+        .map_err(|e| src.problem(span.clone(), format!("{}: {e}", pair.key)))?;
+    let ck = CertifiedKey::new(chain, signer);
+    ck.keys_match().map_err(|e| {
+        src.problem(
+            span,
+            format!("{} with {}: {}", pair.cert, pair.key, key_mismatch(e)),
+        )
+    })?;
+    Ok(ck)
+}
+
+/// International certificates chosen by what the client can verify, in the file's order.
+#[derive(Debug)]
+struct ByScheme(Vec<Arc<CertifiedKey>>);
+
+impl ResolvesServerCert for ByScheme {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let offered = hello.signature_schemes();
+        self.0
+            .iter()
+            .find(|k| k.key.choose_scheme(offered).is_some())
+            .cloned()
+    }
+}
