@@ -11,6 +11,9 @@
 #   gateway TLCP          shangmi-gateway, ECC_SM4_GCM_SM3
 #   Tongsuo TLCP          Tongsuo 8.5's s_server -enable_ntls -www (its status page, no proxy)
 #   Tongsuo RFC 8998      Tongsuo 8.5's s_server -www with the SM2 certificate
+#   OpenSSL 4 RFC 8998    crates/shangmi-provider/c/https_server.c on OpenSSL 4.0's libssl,
+#                         its own SM algorithms (answers itself, no proxy, like s_server -www)
+#   OpenSSL 4+shangmi RFC 8998  the same binary with shangmi.so preferred through OPENSSL_CONF
 #
 # Usage: scripts/bench-gateway.sh [ROUNDS] [SECONDS]   (default 5 rounds of 4 s per server)
 # Needs two CPUs, taskset, and nginx (installed with apt when missing and root).
@@ -33,8 +36,13 @@ cargo build --release --quiet -p shangmi-gateway -p shangmi-cli
 cargo build --release --quiet -p shangmi-bench --bin gateway-load
 tongsuo=$(scripts/peers/build.sh tongsuo)
 nginx_tongsuo=$(scripts/peers/build.sh nginx-tongsuo)
+o4=$(scripts/peers/build.sh openssl4)
+o4dir=$(dirname "$(dirname "$o4")")
+module=$(cd "$(dirname "$(scripts/build-provider.sh)")" && pwd)
 bin=$(pwd)/target/release
 work=$(mktemp -d)
+gcc -O2 -I"$o4dir/include" crates/shangmi-provider/c/https_server.c "$o4dir/lib/libssl.a" \
+  "$o4dir/lib/libcrypto.a" -ldl -lpthread -o "$work/https_server"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -137,6 +145,23 @@ tsm_pid=$!
 wait_port "$ts"
 wait_port "$tsm"
 
+# OpenSSL 4.0's libssl in the small C server, alone and with shangmi.so preferred.
+printf '%s\n' 'openssl_conf = openssl_init' '[openssl_init]' 'providers = provider_sect' \
+  'alg_section = algorithm_sect' '[provider_sect]' 'default = default_sect' \
+  'shangmi = shangmi_sect' '[default_sect]' 'activate = 1' '[shangmi_sect]' \
+  "module = $module/shangmi.so" 'activate = 1' '[algorithm_sect]' \
+  'default_properties = ?provider=shangmi' > prefer.cnf
+o4p=$(free_port)
+taskset -c 0 ./https_server "$o4p" sm2.pem sm2.key 2>/dev/null &
+pids+=($!)
+o4_pid=$!
+o4sp=$(free_port)
+OPENSSL_CONF=$work/prefer.cnf taskset -c 0 ./https_server "$o4sp" sm2.pem sm2.key 2>/dev/null &
+pids+=($!)
+o4s_pid=$!
+wait_port "$o4p"
+wait_port "$o4sp"
+
 ngx_pids="$(cat nginx.pid) $(pgrep -P "$(cat nginx.pid)" | tr '\n' ' ')"
 ngxts_pids="$(cat nginx-ts.pid) $(pgrep -P "$(cat nginx-ts.pid)" | tr '\n' ' ')"
 cases=(
@@ -147,6 +172,8 @@ cases=(
   "gateway-tlcp|$gw|tlcp-ecc|$gw_pid"
   "tongsuo-tlcp|$ts|tlcp-ecc|$ts_pid"
   "tongsuo-rfc8998|$tsm|rfc8998|$tsm_pid"
+  "openssl4-rfc8998|$o4p|rfc8998|$o4_pid"
+  "openssl4-shangmi-rfc8998|$o4sp|rfc8998|$o4s_pid"
 )
 # CPU time (clock ticks) the server's processes have used, all threads.
 ticks() { local t=0; for p in $1; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
@@ -194,6 +221,9 @@ for a, b, what in [
     ("gateway-tlcp", "tongsuo-tlcp", "gateway TLCP / Tongsuo s_server TLCP"),
     ("gateway-rfc8998", "nginx-tongsuo-rfc8998", "gateway RFC 8998 / nginx on Tongsuo RFC 8998"),
     ("gateway-rfc8998", "tongsuo-rfc8998", "gateway RFC 8998 / Tongsuo s_server RFC 8998"),
+    ("gateway-rfc8998", "openssl4-rfc8998", "gateway RFC 8998 / OpenSSL 4 C server RFC 8998"),
+    ("openssl4-shangmi-rfc8998", "openssl4-rfc8998",
+     "OpenSSL 4 C server with shangmi.so / without, RFC 8998"),
 ]:
     print(f"{what}: {ratio(a, b, 0):.2f}x connections/s, {ratio(a, b, 4):.2f}x per server core")
 PY

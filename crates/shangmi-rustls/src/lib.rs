@@ -4,6 +4,11 @@
 //!   records (16-byte key, 12-byte nonce, 16-byte tag), the key schedule's HKDF on HMAC-SM3.
 //! - Key exchange group curveSM2 (41): ephemeral ECDH on the SM2 curve. Not the SM2
 //!   key-exchange protocol, which RFC 8998 excludes from TLS 1.3.
+//! - The post-quantum hybrid curveSM2MLKEM768 (0x11EE), as OpenSSL 4.0 and Tongsuo 8.5 build
+//!   it: not in [`provider`]'s list (a client listing it first would meet OpenSSL's default
+//!   servers with an extra round trip); add [`CURVE_SM2_MLKEM768_GROUP`] to `kx_groups`,
+//!   first on a client that wants it (it then sends a curveSM2 share beside it), anywhere on
+//!   a server (rustls follows the client's order).
 //! - Signature scheme sm2sig_sm3 (0x0708): CertificateVerify signed and checked with the SM2
 //!   ID `TLSv1.3+GM+Cipher+Suite`, certificate chains with GM/T 0009's `1234567812345678`.
 //!
