@@ -2,6 +2,7 @@
 //! rounds, reported as medians and ratios.
 
 mod charts;
+mod ecdh_ops;
 mod go_peers;
 mod harness;
 mod input;
@@ -78,6 +79,7 @@ fn main() -> ExitCode {
     cases.extend(sm4_ops::cases(args.quick));
     cases.extend(sm2_ops::cases(args.quick));
     cases.extend(intl_ops::cases(args.quick));
+    cases.extend(ecdh_ops::cases());
     let pki = args.only.as_deref().is_none_or(|o| {
         o.split(',').any(|o| {
             ["x509-verify-chain", "cms-sign", "cms-verify"]

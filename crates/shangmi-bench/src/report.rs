@@ -64,9 +64,10 @@ impl Environment {
 }
 
 /// Implementations in the column order of the table.
-pub const IMPLS: [&str; 8] = [
+pub const IMPLS: [&str; 9] = [
     "shangmi",
     "openssl",
+    "aws-lc-rs",
     "rustcrypto",
     "libsm",
     "gmcrypto",
@@ -386,6 +387,14 @@ fn target_checks(figs: &[Figure]) -> Vec<String> {
             find(figs, "sm2-verify-precomputed", none, "yardstick:sm2-verify"),
         ),
         1.3,
+    );
+    line(
+        "sm2-ecdh / x25519 (aws-lc-rs) (1.0x on IFMA hosts; 0.8x shown, for ADX hosts)",
+        ratio(
+            me("sm2-ecdh", none),
+            find(figs, "sm2-ecdh", none, "yardstick:x25519"),
+        ),
+        0.8,
     );
     let batch = |op: &str| ratio(me(op, none), find(figs, op, none, "yardstick:sm2-verify"));
     line(
