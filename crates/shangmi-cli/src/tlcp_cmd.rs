@@ -13,7 +13,7 @@ use shangmi_tlcp::{ClientConfig, Connection, Identity, ServerConfig};
 
 use crate::fail::{Outcome, Result, error, rejected};
 use crate::tls_cmd::{describe_chain_der, read_file};
-use crate::tls_serve::{Answer, Bounds, serve_site};
+use crate::tls_serve::{Answer, Bounds, Protocol, serve_site};
 
 #[derive(ClapArgs)]
 #[command(after_help = "\
@@ -173,19 +173,8 @@ struct ServeArgs {
     /// Accept only this suite (default: all four).
     #[arg(long, value_enum)]
     suite: Option<Suite>,
-    /// Connections served at once; more are closed on arrival.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    max_connections: usize,
-    /// Seconds a client has to complete its handshake.
-    #[arg(long, default_value_t = 10, value_name = "S")]
-    handshake_timeout: u64,
-    /// Seconds without traffic before a connection is closed.
-    #[arg(long, default_value_t = 300, value_name = "S")]
-    idle_timeout: u64,
-    /// Seconds a write may wait on a client (or back end) that reads nothing before the
-    /// connection is closed.
-    #[arg(long, default_value_t = 30, value_name = "S")]
-    write_timeout: u64,
+    #[command(flatten)]
+    bounds: Bounds,
 }
 
 /// How long a peer has to answer our close_notify (or close) once we have sent it.
@@ -444,18 +433,10 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
         Some(f) => Answer::Forward(f),
         None => Answer::Echo,
     };
-    let site = shangmi_gateway::site::Site {
-        names: Vec::new(),
-        tlcp: Some(Arc::new(config)),
-        sm2: None,
-        international: None,
-        upstream: answer.upstream(a.handshake_timeout)?,
-    };
-    let bounds = Bounds {
-        max_connections: a.max_connections,
-        handshake_timeout: a.handshake_timeout,
-        idle_timeout: a.idle_timeout,
-        write_timeout: a.write_timeout,
-    };
-    serve_site(&a.listen, site, bounds)
+    serve_site(
+        &a.listen,
+        Protocol::Tlcp(Arc::new(config)),
+        answer,
+        &a.bounds,
+    )
 }

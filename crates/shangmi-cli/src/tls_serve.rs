@@ -62,19 +62,8 @@ pub struct ServeArgs {
         default_value = "curveSM2,curveSM2MLKEM768"
     )]
     groups: Vec<Group>,
-    /// Connections served at once; more are closed on arrival.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    max_connections: usize,
-    /// Seconds a client has to complete its handshake.
-    #[arg(long, default_value_t = 10, value_name = "S")]
-    handshake_timeout: u64,
-    /// Seconds without traffic before a connection is closed.
-    #[arg(long, default_value_t = 300, value_name = "S")]
-    idle_timeout: u64,
-    /// Seconds a write may wait on a client (or back end) that reads nothing before the
-    /// connection is closed.
-    #[arg(long, default_value_t = 30, value_name = "S")]
-    write_timeout: u64,
+    #[command(flatten)]
+    bounds: Bounds,
     /// Sign handshakes with nonces prepared in batches from the system's generator (a
     /// signature then costs about a fifth), instead of hedging each with the key and the
     /// transcript. Only for a process that is never duplicated while running: a VM snapshot
@@ -113,20 +102,20 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
         (_, Some(r)) => Answer::Respond(r.into_bytes()),
         _ => Answer::Echo,
     };
-    let site = Site {
-        names: Vec::new(),
-        tlcp: None,
-        sm2: Some(Arc::new(config)),
-        international: None,
-        upstream: answer.upstream(a.handshake_timeout)?,
-    };
-    let limits = Bounds {
-        max_connections: a.max_connections,
-        handshake_timeout: a.handshake_timeout,
-        idle_timeout: a.idle_timeout,
-        write_timeout: a.write_timeout,
-    };
-    serve_site(&a.listen, site, limits)
+    serve_site(
+        &a.listen,
+        Protocol::Rfc8998(Arc::new(config)),
+        answer,
+        &a.bounds,
+    )
+}
+
+/// The one protocol a command-line server speaks.
+pub enum Protocol {
+    /// TLS 1.3 with the SM suites.
+    Rfc8998(Arc<ServerConfig>),
+    /// TLCP.
+    Tlcp(Arc<shangmi_tlcp::ServerConfig>),
 }
 
 /// What a command-line server does with a connection once its handshake is done.
@@ -141,7 +130,7 @@ pub enum Answer {
 
 impl Answer {
     /// The gateway's upstream for it; the back end gets the handshake's time to connect.
-    pub fn upstream(self, connect_timeout: u64) -> Result<Upstream> {
+    fn upstream(self, connect_timeout: u64) -> Result<Upstream> {
         let (kind, addrs) = match self {
             Answer::Echo => (Kind::Echo, Vec::new()),
             Answer::Respond(r) => (Kind::Respond(r.into()), Vec::new()),
@@ -157,22 +146,43 @@ impl Answer {
     }
 }
 
-/// The command line's bounds on a server, in whole seconds.
+/// The command line's bounds on a server, in whole seconds (`tls serve` and `tlcp serve`).
+#[derive(ClapArgs)]
 pub struct Bounds {
+    /// Connections served at once; more are closed on arrival.
+    #[arg(long, default_value_t = 256, value_name = "N")]
     pub max_connections: usize,
+    /// Seconds a client has to complete its handshake.
+    #[arg(long, default_value_t = 10, value_name = "S")]
     pub handshake_timeout: u64,
+    /// Seconds without traffic before a connection is closed.
+    #[arg(long, default_value_t = 300, value_name = "S")]
     pub idle_timeout: u64,
+    /// Seconds a write may wait on a client (or back end) that reads nothing before the
+    /// connection is closed.
+    #[arg(long, default_value_t = 30, value_name = "S")]
     pub write_timeout: u64,
 }
 
-/// Serves `site` on `listen` with the gateway's connection path (the one place connections
-/// are accepted, limited, timed out and logged) until the process is stopped.
-pub fn serve_site(listen: &str, site: Site, b: Bounds) -> Result<Outcome> {
+/// Serves `protocol` on `listen` with the gateway's connection path (the one place
+/// connections are accepted, limited, timed out and logged) until the process is stopped.
+pub fn serve_site(listen: &str, protocol: Protocol, answer: Answer, b: &Bounds) -> Result<Outcome> {
     let addr = listen
         .to_socket_addrs()
         .map_err(|e| error(listen, e))?
         .next()
         .ok_or_else(|| error(listen, "resolves to no address"))?;
+    let (tlcp, sm2) = match protocol {
+        Protocol::Rfc8998(c) => (None, Some(c)),
+        Protocol::Tlcp(c) => (Some(c), None),
+    };
+    let site = Site {
+        names: Vec::new(),
+        tlcp,
+        sm2,
+        international: None,
+        upstream: answer.upstream(b.handshake_timeout)?,
+    };
     let secs = |s: u64| s.max(1) as f64;
     let limits = Limits {
         max_connections: b.max_connections.max(1),

@@ -57,6 +57,21 @@ fn openssl_client(dir: &Path, tool: &Path, port: u16, extra: &[&str]) -> Ran {
     run_with(dir, &mut cmd, b"", LIMIT)
 }
 
+/// `shangmi tls serve` answering every connection with `hello from shangmi`.
+fn responding_server(d: &Path) -> Server {
+    shangmi_server(
+        d,
+        &[
+            "--cert",
+            "server.pem",
+            "--key",
+            "server.key",
+            "--response",
+            "hello from shangmi",
+        ],
+    )
+}
+
 fn shangmi_client_to_peer_server(tool: &Path) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -122,17 +137,7 @@ fn peer_client_to_shangmi_server(tool: &Path) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     shangmi_pki(d);
-    let server = shangmi_server(
-        d,
-        &[
-            "--cert",
-            "server.pem",
-            "--key",
-            "server.key",
-            "--response",
-            "hello from shangmi",
-        ],
-    );
+    let server = responding_server(d);
     for name in ["TLS_SM4_GCM_SM3", "TLS_SM4_CCM_SM3"] {
         let r = openssl_client(
             d,
@@ -345,17 +350,7 @@ fn hybrid_both_ways(tool: &Path) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     shangmi_pki(d);
-    let server = shangmi_server(
-        d,
-        &[
-            "--cert",
-            "server.pem",
-            "--key",
-            "server.key",
-            "--response",
-            "hello from shangmi",
-        ],
-    );
+    let server = responding_server(d);
     let r = openssl_client(
         d,
         tool,
