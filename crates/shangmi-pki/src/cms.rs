@@ -211,7 +211,7 @@ fn verify_impl(
             ));
         }
     };
-    let certs = included_certificates(sd.certificates.as_ref());
+    let certs = included_certificates(&ci.content)?;
     let encap = if gmssl {
         Some(sd.encap_content_info.to_der()?)
     } else {
@@ -232,13 +232,21 @@ fn verify_impl(
     })
 }
 
-/// The certificates a message includes (other certificate formats skipped).
-pub(crate) fn included_certificates(set: Option<&CertificateSet>) -> Vec<Certificate> {
-    set.iter()
-        .flat_map(|s| s.0.iter())
-        .filter_map(|c| match c {
-            CertificateChoices::Certificate(c) => Some(c.clone()),
-            _ => None,
+/// A certificate a message includes: as parsed, and as the bytes it was included as.
+pub(crate) struct Included {
+    pub(crate) cert: Certificate,
+    pub(crate) der: Vec<u8>,
+}
+
+/// The certificates a message includes (other certificate formats skipped), `content` being
+/// its SignedData or SignedAndEnvelopedData.
+pub(crate) fn included_certificates(content: &der::Any) -> Result<Vec<Included>, Error> {
+    crate::read::included_certificate_ders(&content.to_der()?)?
+        .into_iter()
+        .map(|der| {
+            let cert = Certificate::from_der(&der)
+                .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
+            Ok(Included { cert, der })
         })
         .collect()
 }
@@ -252,7 +260,7 @@ pub(crate) fn included_certificates(set: Option<&CertificateSet>) -> Vec<Certifi
 /// [`Signed::GmsslDigest`]).
 pub(crate) fn verify_signers(
     infos: &SignerInfos,
-    certs: &[Certificate],
+    certs: &[Included],
     content: &[u8],
     content_type: ObjectIdentifier,
     verifier: &Verifier,
@@ -263,14 +271,17 @@ pub(crate) fn verify_signers(
     }
     let digest = shangmi::sm3::hash(content);
     let mut signers = Vec::new();
+    // Chains are verified over the certificates' bytes as included.
+    let ders: Vec<Vec<u8>> = certs.iter().map(|c| c.der.clone()).collect();
     for si in infos.0.iter() {
-        let cert = match &si.sid {
+        let included = match &si.sid {
             SignerIdentifier::IssuerAndSerialNumber(ias) => certs.iter().find(|c| {
-                c.tbs_certificate().issuer() == &ias.issuer
-                    && c.tbs_certificate().serial_number() == &ias.serial_number
+                c.cert.tbs_certificate().issuer() == &ias.issuer
+                    && c.cert.tbs_certificate().serial_number() == &ias.serial_number
             }),
             SignerIdentifier::SubjectKeyIdentifier(ski) => certs.iter().find(|c| {
-                c.tbs_certificate()
+                c.cert
+                    .tbs_certificate()
                     .get_extension::<x509_cert::ext::pkix::SubjectKeyIdentifier>()
                     .ok()
                     .flatten()
@@ -278,6 +289,7 @@ pub(crate) fn verify_signers(
             }),
         }
         .ok_or_else(|| bad("a signer's certificate is not in the message"))?;
+        let cert = &included.cert;
         if si.digest_alg.oid != SM3 {
             return Err(Error::Unsupported(format!(
                 "digest {} (only SM3)",
@@ -330,7 +342,7 @@ pub(crate) fn verify_signers(
         if !verifier.anchor_may_sign(cert) {
             crate::usage::check_signing(cert, crate::Purpose::Document)?;
         }
-        verifier.verify(cert, certs)?;
+        verifier.verify_encoded(&included.der, &ders)?;
         signers.push(cert.clone());
     }
     Ok(signers)

@@ -113,6 +113,39 @@ pub fn certificate_ders(data: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
     Ok(bodies)
 }
 
+/// The certificates of a SignedData or SignedAndEnvelopedData (its DER `content`), each as
+/// the bytes it was included as: the first top-level `[0]` is the certificate set in both;
+/// entries that are not plain certificates (attribute certificates, other formats) are
+/// skipped. What chains are verified over, since a certificate's signature covers its bytes
+/// as its issuer wrote them.
+pub(crate) fn included_certificate_ders(content: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+    use der::{Reader, Tagged};
+    let malformed = |e: der::Error| Error::Malformed(format!("certificates: {e}"));
+    let outer = der::asn1::AnyRef::from_der(content).map_err(malformed)?;
+    let mut fields = der::SliceReader::new(outer.value()).map_err(malformed)?;
+    while !fields.is_finished() {
+        let field: der::asn1::AnyRef<'_> = der::Decode::decode(&mut fields).map_err(malformed)?;
+        if field.tag()
+            != (der::Tag::ContextSpecific {
+                constructed: true,
+                number: der::TagNumber(0),
+            })
+        {
+            continue;
+        }
+        let mut set = der::SliceReader::new(field.value()).map_err(malformed)?;
+        let mut out = Vec::new();
+        while !set.is_finished() {
+            let entry: der::asn1::AnyRef<'_> = der::Decode::decode(&mut set).map_err(malformed)?;
+            if entry.tag() == der::Tag::Sequence {
+                out.push(entry.to_der().map_err(malformed)?);
+            }
+        }
+        return Ok(out);
+    }
+    Ok(Vec::new())
+}
+
 /// The signed part of a certificate (its TBSCertificate, or a CRL's TBSCertList) exactly as
 /// encoded in `der`: what the signature was made over, which a parsed-and-re-encoded copy
 /// may not be (explicit DEFAULT values such as `critical FALSE` are read, then not written).

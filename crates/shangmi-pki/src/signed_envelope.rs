@@ -185,7 +185,7 @@ pub fn decrypt_and_verify(
         .find_map(|k| envelope::unwrap_key(key, k.enc_key.as_bytes()))
         .and_then(|k16| cipher.decrypt(&k16, ciphertext.as_bytes()))
         .ok_or_else(failed)?;
-    let certs = crate::cms::included_certificates(sed.certificates.as_ref());
+    let certs = crate::cms::included_certificates(&ci.content)?;
     let verify = |content: &[u8]| {
         crate::cms::verify_signers(
             &sed.signer_infos,

@@ -392,3 +392,57 @@ fn crls_that_cannot_be_trusted_are_errors_not_silence() {
         Some(Rule::Crl)
     );
 }
+
+/// `der` with every element equal to `old` replaced by `new`, the enclosing lengths redone.
+fn splice(der: &[u8], old: &[u8], new: &[u8]) -> Vec<u8> {
+    if der == old {
+        return new.to_vec();
+    }
+    let (tag, contents, _) = tlv(der);
+    if tag & 0x20 == 0 {
+        return der.to_vec();
+    }
+    let inner: Vec<u8> = children(contents)
+        .iter()
+        .flat_map(|c| splice(c, old, new))
+        .collect();
+    encode(tag, &inner)
+}
+
+/// A signer whose certificate carries explicit DEFAULT values verifies inside SignedData as
+/// it does alone: the chain is checked over the certificate's bytes as included, not over a
+/// re-encoding (which the issuer never signed).
+#[test]
+fn a_signer_certificate_with_explicit_defaults_verifies_inside_signed_data() {
+    let p = pki(Issue::ca(1825));
+    let key = SigningKey::random().unwrap();
+    let csr = request(&key, "/C=CN/O=Test/CN=signer", &[]).unwrap();
+    let cert = sign_request(&csr, &p.mid, &p.mid_key, &Issue::leaf(365)).unwrap();
+    let raw = with_explicit_defaults(&cert.to_der().unwrap(), &p.mid_key, 0xa3);
+    let parsed = shangmi_pki::Certificate::from_der(&raw).unwrap();
+    let canonical = parsed.to_der().unwrap();
+    assert_ne!(canonical, raw);
+    let v = Verifier::new(vec![p.root.clone()]);
+    for flavor in [shangmi_pki::Flavor::Pkcs7, shangmi_pki::Flavor::Gm] {
+        let signer = shangmi_pki::CmsSigner {
+            cert: &parsed,
+            key: &key,
+        };
+        // Written with the re-encoded certificate, the issuer's signature does not hold.
+        let msg = shangmi_pki::cms_sign(
+            b"signed",
+            &[signer],
+            std::slice::from_ref(&p.mid),
+            false,
+            flavor,
+        )
+        .unwrap();
+        assert!(shangmi_pki::cms_verify(&msg, None, &v).is_err());
+        // With the certificate as its issuer wrote it, the message verifies.
+        let as_issued = splice(&msg, &canonical, &raw);
+        assert_ne!(as_issued, msg);
+        let ok = shangmi_pki::cms_verify(&as_issued, None, &v).unwrap();
+        assert_eq!(ok.content, b"signed");
+        assert_eq!(ok.signers, vec![parsed.clone()]);
+    }
+}
