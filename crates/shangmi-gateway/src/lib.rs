@@ -7,6 +7,11 @@
 //! aws-lc-rs. The binary `shangmi-gateway` reads a TOML file ([`config`], checked whole by
 //! [`site::load`]) and serves it ([`run`]).
 
+// The README's examples are doctests: a quick start that stops compiling fails the tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 #[cfg(feature = "server")]
 pub mod admin;
 #[cfg(feature = "server")]

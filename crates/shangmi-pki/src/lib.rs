@@ -19,6 +19,11 @@
 //! empty ID unless told `-sigopt distid:1234567812345678`, and such a signature fails here
 //! with an error that says so.
 
+// The README's examples are doctests: a quick start that stops compiling fails the tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod alg;
 mod ber;
 mod cfca;

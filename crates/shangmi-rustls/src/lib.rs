@@ -43,6 +43,11 @@
 //! `dangerous()` step only names the custom-verifier hook; chains are still verified by
 //! webpki.
 
+// The README's examples are doctests: a quick start that stops compiling fails the tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod aead;
 mod files;
 mod hash;

@@ -20,6 +20,11 @@
 //! # Ok(()) }
 //! ```
 
+// The README's examples are doctests: a quick start that stops compiling fails the tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod client;
 mod codec;
 mod config;

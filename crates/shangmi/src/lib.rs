@@ -35,6 +35,15 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// The README's examples are doctests: a quick start that stops compiling fails the tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+// The root README's example too.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct RootReadmeDoctests;
+
 pub mod cpu;
 #[cfg(shangmi_ctgrind)]
 #[doc(hidden)]
