@@ -2,7 +2,7 @@
 # Builds the OpenSSL 3 provider (crates/shangmi-provider, release) and puts it where OpenSSL
 # looks for a module named "shangmi": target/ossl-modules/shangmi.so. Then:
 #   openssl dgst -sm3 -provider-path target/ossl-modules -provider shangmi -provider default FILE
-# or load it from openssl.cnf (README has the snippet).
+# or load it from openssl.cnf (crates/shangmi-provider/README.md has the snippet).
 # Usage: ./scripts/build-provider.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
