@@ -31,6 +31,16 @@ pub fn pki_parsers(data: &[u8]) {
             let _ = shangmi_pki::verify_request(r, shangmi_pki::DEFAULT_ID);
         }
     }
+    // PKCS#12 with the seeds' password (their MACs verify, so the bags are reached), the
+    // iterations capped so a file asking for millions cannot stall the fuzzer.
+    if let Ok(p) = shangmi_pki::pkcs12::read_with_limit(data, b"fuzz", 2048) {
+        for c in &p.certs {
+            assert!(
+                shangmi_pki::certificates(&c.der).is_ok(),
+                "a returned certificate parses"
+            );
+        }
+    }
     // EnvelopedData: a key that no sender used opens nothing (SM2's C3 check fails first).
     let key = shangmi::sm2::SigningKey::from_bytes(&[7; 32]).expect("a valid scalar");
     assert!(shangmi_pki::cms_decrypt(data, &key, None).is_err());

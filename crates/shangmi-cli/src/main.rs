@@ -12,6 +12,7 @@ mod files;
 mod held;
 mod keyio;
 mod mac_cmd;
+mod pkcs12_cmd;
 mod progress;
 mod seal_cmd;
 mod secrets;
@@ -75,6 +76,8 @@ enum Command {
     Cms(cms_cmd::Args),
     /// CFCA's .sm2 key files: import a key and certificate, or export them.
     Cfca(cfca_cmd::Args),
+    /// PKCS#12 keystores (.p12/.pfx) with SM2 keys: export, show, import.
+    Pkcs12(pkcs12_cmd::Args),
     /// TLS 1.3 with the SM suites (RFC 8998): connect to a server, or serve.
     Tls(tls_cmd::Args),
     /// TLCP (GB/T 38636): the national TLS with signing and encryption certificates.
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
         Command::X509(args) => x509_cmd::run(args),
         Command::Cms(args) => cms_cmd::run(args),
         Command::Cfca(args) => cfca_cmd::run(args),
+        Command::Pkcs12(args) => pkcs12_cmd::run(args),
         Command::Tls(args) => tls_cmd::run(args),
         Command::Tlcp(args) => tlcp_cmd::run(args),
     };

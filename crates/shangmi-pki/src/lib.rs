@@ -33,6 +33,7 @@ mod envkey;
 mod error;
 mod issue;
 mod name;
+pub mod pkcs12;
 mod read;
 mod signed_envelope;
 mod signer;

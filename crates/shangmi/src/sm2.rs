@@ -52,7 +52,8 @@ pub use keyfile::KeyFileError;
 pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
 pub use kx::{Agreement, EphemeralSecret, Exchange, Role};
 pub use pbes2::{
-    DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf, is_encrypted_pkcs8_der,
+    Cipher, DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf,
+    is_encrypted_pkcs8_der, pbes2_decrypt, pbes2_encrypt,
 };
 pub use pem::{PemBlock, pem_blocks};
 pub use pool::PresignPool;
