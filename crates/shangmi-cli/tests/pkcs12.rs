@@ -270,6 +270,51 @@ fn both_ways(tool: &Path) {
     }
 }
 
+/// The legacy encryption (3DES keys, RC2-40 certificates, a SHA-1 MAC) that OpenSSL 1.x wrote
+/// by default and OpenSSL 3 writes with `-legacy`: read.
+#[test]
+fn a_legacy_keystore_is_read() {
+    let dir = setup();
+    let d = dir.path();
+    let mut cmd = Command::new("openssl");
+    cmd.args([
+        "pkcs12",
+        "-export",
+        "-legacy",
+        "-inkey",
+        "server.key",
+        "-in",
+        "server.pem",
+    ])
+    .args(["-passout", "file:pw", "-out", "legacy.p12"]);
+    let (code, _, err) = run(d, &mut cmd);
+    assert_eq!(
+        code, 0,
+        "the system's openssl with its legacy provider: {err}"
+    );
+    let (code, shown, err) = ours(
+        d,
+        &["pkcs12", "show", "legacy.p12", "--password-file", "pw"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(shown.contains("3DES") && shown.contains("RC2"), "{shown}");
+    let (code, all, err) = ours(
+        d,
+        &["pkcs12", "import", "legacy.p12", "--password-file", "pw"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let key = std::fs::read_to_string(d.join("server.key")).unwrap();
+    assert_eq!(block(&all, "PRIVATE KEY"), block(&key, "PRIVATE KEY"));
+    assert_eq!(
+        ours(
+            d,
+            &["pkcs12", "show", "legacy.p12", "--password-file", "bad"]
+        )
+        .0,
+        1
+    );
+}
+
 #[test]
 fn openssl4_both_ways() {
     if let Some(tool) = peer_tool("openssl4") {

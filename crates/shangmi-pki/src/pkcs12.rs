@@ -5,7 +5,8 @@
 //! before anything is decrypted; key bags plain or shrouded (PBES2: PBKDF2 with HMAC-SM3 or
 //! HMAC-SHA*, SM4-CBC or AES-CBC), certificate bags plain or in PBES2-encrypted SafeContents,
 //! DER or BER (Java writes indefinite lengths); friendly names and local key IDs kept. The
-//! legacy PKCS#12 PBEs (RC2, 3DES) are refused with a message saying how to re-export.
+//! legacy PKCS#12 PBEs (3DES, RC2 with SHA-1: Java's and BouncyCastle's defaults, OpenSSL 1.x)
+//! are read, not written.
 //! Written: one shrouded key bag per key and the certificates in one encrypted SafeContents,
 //! PBES2 with the chosen PRF and cipher (SM4-CBC under hmacWithSHA256 by default, as OpenSSL
 //! and Tongsuo write and read it), and a MAC with SM3 or SHA-256.
@@ -33,7 +34,6 @@ const X509_CERT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549
 const FRIENDLY_NAME: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.20");
 const LOCAL_KEY_ID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.21");
 const PBES2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.13");
-const PKCS12_PBE: &str = "1.2.840.113549.1.12.1.";
 const SHA1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.14.3.2.26");
 const SHA256: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.2.1");
 const SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401");
@@ -306,19 +306,138 @@ fn pbes2_name(alg: &Any) -> Result<String, Error> {
             "SM4-CBC"
         } else if has(&[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x2a]) {
             "AES-256-CBC"
+        } else if has(&[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x02]) {
+            "AES-128-CBC"
         } else {
             "another cipher"
         };
         return Ok(format!("PBES2 (PBKDF2 {prf}, {cipher})"));
     }
-    if a.oid.to_string().starts_with(PKCS12_PBE) {
-        return Err(Error::Unsupported(format!(
-            "legacy PKCS#12 encryption {} (RC2 or 3DES): re-export with PBES2, e.g. `openssl \
-             pkcs12 -export -keypbe AES-256-CBC -certpbe AES-256-CBC`",
-            a.oid
-        )));
+    if let Some(l) = Legacy::of(&a.oid) {
+        return Ok(format!("PKCS#12 PBE (SHA-1, {})", l.name()));
     }
     Err(Error::Unsupported(format!("encryption {}", a.oid)))
+}
+
+/// The legacy PKCS#12 encryptions (RFC 7292 appendix C) still met: BouncyCastle's and Java's
+/// default keystores, and files from OpenSSL 1.x. Read only.
+#[derive(Clone, Copy)]
+enum Legacy {
+    TripleDes3Key,
+    TripleDes2Key,
+    Rc2_128,
+    Rc2_40,
+}
+
+#[derive(Sequence)]
+struct Pkcs12PbeParams {
+    salt: OctetString,
+    iterations: u64,
+}
+
+impl Legacy {
+    fn of(oid: &ObjectIdentifier) -> Option<Legacy> {
+        Some(match oid.to_string().as_str() {
+            "1.2.840.113549.1.12.1.3" => Legacy::TripleDes3Key,
+            "1.2.840.113549.1.12.1.4" => Legacy::TripleDes2Key,
+            "1.2.840.113549.1.12.1.5" => Legacy::Rc2_128,
+            "1.2.840.113549.1.12.1.6" => Legacy::Rc2_40,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Legacy::TripleDes3Key => "3-key 3DES-CBC",
+            Legacy::TripleDes2Key => "2-key 3DES-CBC",
+            Legacy::Rc2_128 => "128-bit RC2-CBC",
+            Legacy::Rc2_40 => "40-bit RC2-CBC",
+        }
+    }
+
+    fn key_len(self) -> usize {
+        match self {
+            Legacy::TripleDes3Key => 24,
+            Legacy::TripleDes2Key | Legacy::Rc2_128 => 16,
+            Legacy::Rc2_40 => 5,
+        }
+    }
+
+    /// Decrypts `data`; `Ok(None)` when the padding does not check.
+    fn decrypt(
+        self,
+        params: &Any,
+        password: &[u8],
+        data: &[u8],
+        max_iterations: u64,
+    ) -> Result<Option<Zeroizing<Vec<u8>>>, Error> {
+        use cbc::cipher::block_padding::Pkcs7;
+        use cbc::cipher::{BlockModeDecrypt, InnerIvInit, KeyInit, KeyIvInit};
+        let p: Pkcs12PbeParams = params.decode_as().map_err(malformed("PBE parameters"))?;
+        if p.iterations == 0 || p.iterations > max_iterations {
+            return Err(Error::Malformed(format!(
+                "PKCS#12 PBE iteration count {}",
+                p.iterations
+            )));
+        }
+        if data.is_empty() || !data.len().is_multiple_of(8) {
+            return Ok(None);
+        }
+        let bmp = bmp_password(password)?;
+        let salt = p.salt.as_bytes();
+        let key = pkcs12_kdf(MacHash::Sha1, &bmp, salt, p.iterations, 1, self.key_len());
+        let iv = pkcs12_kdf(MacHash::Sha1, &bmp, salt, p.iterations, 2, 8);
+        let mut buf = Zeroizing::new(data.to_vec());
+        let n = match self {
+            Legacy::TripleDes3Key => cbc::Decryptor::<des::TdesEde3>::new_from_slices(&key, &iv)
+                .map_err(|_| Error::Malformed("3DES key".into()))?
+                .decrypt_padded::<Pkcs7>(&mut buf)
+                .ok()
+                .map(|p| p.len()),
+            Legacy::TripleDes2Key => cbc::Decryptor::<des::TdesEde2>::new_from_slices(&key, &iv)
+                .map_err(|_| Error::Malformed("3DES key".into()))?
+                .decrypt_padded::<Pkcs7>(&mut buf)
+                .ok()
+                .map(|p| p.len()),
+            Legacy::Rc2_128 | Legacy::Rc2_40 => {
+                let bits = 8 * self.key_len();
+                let rc2 = if bits == 128 {
+                    rc2::Rc2::new_from_slice(&key)
+                        .map_err(|_| Error::Malformed("RC2 key".into()))?
+                } else {
+                    rc2::Rc2::new_with_eff_key_len(&key, bits)
+                };
+                cbc::Decryptor::<rc2::Rc2>::inner_iv_slice_init(rc2, &iv)
+                    .map_err(|_| Error::Malformed("RC2 IV".into()))?
+                    .decrypt_padded::<Pkcs7>(&mut buf)
+                    .ok()
+                    .map(|p| p.len())
+            }
+        };
+        Ok(n.map(|n| {
+            buf.truncate(n);
+            buf
+        }))
+    }
+}
+
+/// Decrypts with whichever scheme `alg` names (PBES2 or a legacy PKCS#12 PBE).
+fn decrypt_any(
+    alg: &Any,
+    password: &[u8],
+    data: &[u8],
+    max_iterations: u64,
+) -> Result<Option<Zeroizing<Vec<u8>>>, Error> {
+    let a: AlgorithmIdentifierOwned = alg.decode_as().map_err(malformed("algorithm"))?;
+    if let Some(l) = Legacy::of(&a.oid) {
+        let params = a
+            .parameters
+            .ok_or_else(|| Error::Malformed("PKCS#12 PBE without parameters".into()))?;
+        return l.decrypt(&params, password, data, max_iterations);
+    }
+    let alg_der = alg.to_der().map_err(malformed("algorithm"))?;
+    shangmi::sm2::pbes2_decrypt(&alg_der, password, data, max_iterations)
+        .map_err(|e| Error::Unsupported(format!("PKCS#12 encryption: {e}")))
 }
 
 fn attributes(set: Option<&SetOfVec<Attribute>>) -> BagAttributes {
@@ -403,8 +522,10 @@ pub fn read_with_limit(data: &[u8], password: &[u8], max_iterations: u64) -> Res
             format!("{}, {} iteration{plural}", hash.name(), m.iterations)
         }
     };
+    // The MAC covers the octets as received; what they hold may itself be BER (Java).
+    let safe_der = crate::ber::to_der(safe.as_bytes())?;
     let infos: Vec<cms::content_info::ContentInfo> =
-        Vec::from_der(safe.as_bytes()).map_err(malformed("AuthenticatedSafe"))?;
+        Vec::from_der(&safe_der).map_err(malformed("AuthenticatedSafe"))?;
     let mut out = Pkcs12 {
         keys: Vec::new(),
         certs: Vec::new(),
@@ -431,11 +552,8 @@ pub fn read_with_limit(data: &[u8], password: &[u8], max_iterations: u64) -> Res
                 let ct = eci.encrypted_content.as_ref().ok_or_else(|| {
                     Error::Malformed("PKCS#12 EncryptedData without content".into())
                 })?;
-                let alg_der = alg.to_der().map_err(malformed("algorithm"))?;
-                let plain =
-                    shangmi::sm2::pbes2_decrypt(&alg_der, password, ct.as_bytes(), max_iterations)
-                        .map_err(|e| Error::Malformed(format!("PKCS#12 EncryptedData: {e}")))?
-                        .ok_or_else(failed)?;
+                let plain = decrypt_any(&alg, password, ct.as_bytes(), max_iterations)?
+                    .ok_or_else(failed)?;
                 (plain, name)
             }
             o => {
@@ -444,6 +562,7 @@ pub fn read_with_limit(data: &[u8], password: &[u8], max_iterations: u64) -> Res
                 )));
             }
         };
+        let contents = Zeroizing::new(crate::ber::to_der(&contents).map_err(|_| failed())?);
         let bags: Vec<SafeBag> = Vec::from_der(&contents).map_err(|_| failed())?;
         for bag in bags {
             let attributes = attributes(bag.bag_attributes.as_ref());
@@ -454,16 +573,15 @@ pub fn read_with_limit(data: &[u8], password: &[u8], max_iterations: u64) -> Res
                         .decode_as()
                         .map_err(malformed("shrouded key"))?;
                     let protection = pbes2_name(&epki.algorithm)?;
-                    let der = bag.bag_value.to_der().map_err(malformed("shrouded key"))?;
-                    let key = SigningKey::from_pkcs8_encrypted_der_with_limit(
-                        &der,
+                    let plain = decrypt_any(
+                        &epki.algorithm,
                         password,
+                        epki.data.as_bytes(),
                         max_iterations,
-                    )
-                    .map_err(|e| match e {
-                        shangmi::sm2::KeyFileError::WrongPassword => failed(),
-                        e => Error::Unsupported(format!("a key bag: {e}")),
-                    })?;
+                    )?
+                    .ok_or_else(failed)?;
+                    // A plaintext that is not a key is a wrong password too (CBC cannot tell).
+                    let key = SigningKey::from_pkcs8_der(&plain).map_err(|_| failed())?;
                     out.keys.push(Pkcs12Key {
                         key,
                         attributes,

@@ -127,3 +127,70 @@ fn bouncycastle_and_shangmi_read_each_others_certificates_and_signed_data() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// PKCS#12 both ways with BouncyCastle's KeyStore: its default keystore (3DES keys, RC2-40
+/// certificates, a SHA-1 MAC) and its AES one read here, the key matching the certificate;
+/// ours in OpenSSL 3's parameters read by BC, whose KeyStore signs with the key and verifies
+/// with the certificate. (BC's PKCS#12 has no SM3 MAC and no SM4 under PBES2: it reads the
+/// international parameter set, not the SM one.)
+#[test]
+fn bouncycastle_and_shangmi_read_each_others_pkcs12() {
+    use shangmi_pki::pkcs12::{self, Pkcs12Entry, Pkcs12Params};
+    let Some(cp) = common::bcpkix() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("shangmi-pki-bc-p12-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.as_path();
+    let root_key = SigningKey::random().unwrap();
+    let root = self_signed(&root_key, "/CN=p12 root", &Issue::ca(30)).unwrap();
+    let key = SigningKey::random().unwrap();
+    let csr = request(&key, "/CN=p12.example", &["DNS:p12.example"]).unwrap();
+    let leaf = sign_request(&csr, &root, &root_key, &Issue::leaf(10)).unwrap();
+    let leaf_der = der::Encode::to_der(&leaf).unwrap();
+    std::fs::write(d.join("leaf.pem"), pem(&leaf)).unwrap();
+    std::fs::write(d.join("leaf.key"), key.to_pkcs8_pem().unwrap().as_bytes()).unwrap();
+    let password = "bc password";
+    for ty in ["PKCS12", "PKCS12-AES256-AES128"] {
+        let out = format!("bc-{ty}.p12");
+        let (ok, _) = common::bc(
+            &cp,
+            d,
+            &["p12-write", "leaf.key", "leaf.pem", password, &out, ty],
+        );
+        assert!(ok, "{ty}");
+        let p = pkcs12::read(&std::fs::read(d.join(&out)).unwrap(), password.as_bytes()).unwrap();
+        assert_eq!(p.keys.len(), 1, "{ty}");
+        assert_eq!(
+            p.keys[0].key.verifying_key().to_uncompressed(),
+            key.verifying_key().to_uncompressed(),
+            "{ty}"
+        );
+        assert_eq!(p.certs[0].der, leaf_der, "{ty}");
+        assert_eq!(p.keys[0].attributes.friendly_name.as_deref(), Some("bc"));
+        assert!(pkcs12::read(&std::fs::read(d.join(&out)).unwrap(), b"wrong").is_err());
+    }
+    let ours = pkcs12::write(
+        &[Pkcs12Entry {
+            key: &key,
+            cert: &leaf_der,
+            name: Some("shangmi"),
+        }],
+        &[der::Encode::to_der(&root).unwrap()],
+        password.as_bytes(),
+        Pkcs12Params::international(),
+    )
+    .unwrap();
+    std::fs::write(d.join("ours.p12"), ours).unwrap();
+    let (ok, out) = common::bc(&cp, d, &["p12-read", "ours.p12", password]);
+    assert!(ok);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("key shangmi (EC), chain of 2, key matches"),
+        "{out}"
+    );
+    let (ok, _) = common::bc(&cp, d, &["p12-read", "ours.p12", "wrong"]);
+    assert!(!ok);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,6 +11,11 @@
 //   PkiPeer cms-verify P7 ROOT [CONTENT]    SignedData (PKCS#7 OIDs): every signer, its
 //                                           certificate signed by ROOT; prints the content
 //   PkiPeer cms-sign CERT KEY DATA OUT [detached] [ber]   (ber: BC's default encoding)
+//   PkiPeer p12-read FILE PASSWORD          a PKCS#12 keystore through BC's KeyStore: each
+//                                           alias, and that its key signs what its
+//                                           certificate verifies ("key matches")
+//   PkiPeer p12-write KEY CERT PASSWORD OUT TYPE   a keystore of that KeyStore type
+//                                           ("PKCS12": BC's default; "PKCS12-AES256-AES128")
 //
 // Exit 0 on success, 1 on a failed check (the reason on stderr), 2 on usage errors.
 
@@ -86,6 +91,8 @@ public final class PkiPeer {
                 case "issue" -> issue(args);
                 case "cms-verify" -> cmsVerify(args);
                 case "cms-sign" -> cmsSign(args);
+                case "p12-read" -> p12Read(args);
+                case "p12-write" -> p12Write(args);
                 default -> usage();
             }
         } catch (Failed e) {
@@ -124,6 +131,48 @@ public final class PkiPeer {
         Object o = read(path);
         PrivateKeyInfo info = o instanceof PEMKeyPair kp ? kp.getPrivateKeyInfo() : (PrivateKeyInfo) o;
         return new JcaPEMKeyConverter().setProvider(BC).getPrivateKey(info);
+    }
+
+    private static void p12Read(String[] a) throws Exception {
+        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12", BC);
+        try (var in = Files.newInputStream(Path.of(a[1]))) {
+            ks.load(in, a[2].toCharArray());
+        }
+        int keys = 0;
+        for (String alias : java.util.Collections.list(ks.aliases())) {
+            if (!ks.isKeyEntry(alias)) {
+                System.out.println("certificate " + alias);
+                continue;
+            }
+            PrivateKey k = (PrivateKey) ks.getKey(alias, a[2].toCharArray());
+            var chain = ks.getCertificateChain(alias);
+            var sig = java.security.Signature.getInstance(ALG, BC);
+            sig.initSign(k);
+            byte[] probe = "probe".getBytes(StandardCharsets.UTF_8);
+            sig.update(probe);
+            byte[] s = sig.sign();
+            sig.initVerify(chain[0].getPublicKey());
+            sig.update(probe);
+            if (!sig.verify(s)) {
+                throw new Failed(alias + ": the key does not match its certificate");
+            }
+            keys++;
+            System.out.println("key " + alias + " (" + k.getAlgorithm() + "), chain of " + chain.length
+                    + ", key matches");
+        }
+        if (keys == 0) {
+            throw new Failed("no key entry");
+        }
+    }
+
+    private static void p12Write(String[] a) throws Exception {
+        var c = new JcaX509CertificateConverter().setProvider(BC).getCertificate(cert(a[2]));
+        java.security.KeyStore ks = java.security.KeyStore.getInstance(a[5], BC);
+        ks.load(null, null);
+        ks.setKeyEntry("bc", key(a[1]), a[3].toCharArray(), new java.security.cert.Certificate[] {c});
+        try (var out = new FileOutputStream(a[4])) {
+            ks.store(out, a[3].toCharArray());
+        }
     }
 
     private static ContentVerifierProvider by(X509CertificateHolder issuer) throws Exception {
