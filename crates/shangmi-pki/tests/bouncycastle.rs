@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::SystemTime;
 
 use der::{EncodePem, pem::LineEnding};
@@ -192,5 +193,43 @@ fn bouncycastle_and_shangmi_read_each_others_pkcs12() {
     );
     let (ok, _) = common::bc(&cp, d, &["p12-read", "ours.p12", "wrong"]);
     assert!(!ok);
+    // The JDK's keytool with BC as the keystore's provider lists our entry as it lists BC's
+    // own (both then end with the JDK's own re-check failing on the SM2 curve, a JDK limit).
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/bcpkix/target/lib");
+    let bcprov = std::fs::read_dir(&lib)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("bcprov")
+        })
+        .unwrap();
+    for file in ["ours.p12", "bc-PKCS12.p12"] {
+        let o = std::process::Command::new("keytool")
+            .args(["-list", "-keystore", file, "-storetype", "PKCS12"])
+            .args([
+                "-storepass",
+                password,
+                "-providername",
+                "BC",
+                "-providerpath",
+            ])
+            .arg(&bcprov)
+            .args([
+                "-providerclass",
+                "org.bouncycastle.jce.provider.BouncyCastleProvider",
+            ])
+            .current_dir(d)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("Your keystore contains 1 entry") && out.contains("PrivateKeyEntry"),
+            "{file}: {out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
