@@ -1,6 +1,6 @@
 """Type stubs of the compiled extension (re-exported by `shangmi`)."""
 
-from typing import Iterable, Literal, Optional, Sequence, Tuple, Union, final
+from typing import Iterable, List, Literal, Optional, Sequence, Tuple, Union, final
 
 _Buffer = Union[bytes, bytearray, memoryview]
 _CipherFormat = Literal["c1c3c2", "c1c2c3", "asn1", "der"]
@@ -46,6 +46,8 @@ __all__ = [
     "cms_decrypt_and_verify",
     "cfca_open_sm2_file",
     "cfca_sm2_file",
+    "pkcs12_dump",
+    "pkcs12_load",
 ]
 
 DEFAULT_ID: bytes
@@ -259,4 +261,16 @@ def cms_sign_and_encrypt(
 def cms_decrypt_and_verify(message: _Buffer, key: SM2PrivateKey, anchors: Sequence[_Buffer], at: Optional[int] = None, allow_ca_signer: bool = False) -> bytes: ...
 def cfca_open_sm2_file(data: _Buffer, password: _Buffer) -> Tuple[SM2PrivateKey, bytes]: ...
 def cfca_sm2_file(key: SM2PrivateKey, certificate: _Buffer, password: _Buffer) -> bytes: ...
+def pkcs12_load(
+    data: _Buffer, password: _Buffer
+) -> Tuple[List[Tuple[SM2PrivateKey, Optional[str]]], List[Tuple[bytes, Optional[str]]]]: ...
+def pkcs12_dump(
+    key: SM2PrivateKey,
+    certificate: _Buffer,
+    password: _Buffer,
+    *,
+    chain: Sequence[_Buffer] = ...,
+    name: Optional[str] = None,
+    compat: bool = False,
+) -> bytes: ...
 def _core_bench(op: str, iterations: int) -> float: ...

@@ -31,6 +31,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cms_decrypt_and_verify, m)?)?;
     m.add_function(wrap_pyfunction!(cfca_open_sm2_file, m)?)?;
     m.add_function(wrap_pyfunction!(cfca_sm2_file, m)?)?;
+    m.add_function(wrap_pyfunction!(pkcs12_load, m)?)?;
+    m.add_function(wrap_pyfunction!(pkcs12_dump, m)?)?;
     Ok(())
 }
 
@@ -332,5 +334,82 @@ fn cfca_sm2_file<'py>(
         .map_err(py_err)?
         .remove(0);
     let out = shangmi_pki::cfca_sm2_file(&key.inner, &cert, &password).map_err(py_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// The keys and certificates of a PKCS#12 keystore (DER or BER) under `password`: a list of
+/// `(key, friendly_name)` and a list of `(certificate_der, friendly_name)`. Raises
+/// `DecryptionError` for a wrong password or a failed MAC, `ValueError` for what is not read.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn pkcs12_load<'py>(
+    py: Python<'py>,
+    data: Data<'_>,
+    password: Data<'_>,
+) -> PyResult<(
+    Vec<(PrivateKey, Option<String>)>,
+    Vec<(Bound<'py, PyBytes>, Option<String>)>,
+)> {
+    let (data, password) = (data.to_vec(), password.to_vec());
+    let p = py
+        .detach(|| shangmi_pki::pkcs12::read(&data, &password))
+        .map_err(py_err)?;
+    let keys = p
+        .keys
+        .into_iter()
+        .map(|k| (PrivateKey { inner: k.key }, k.attributes.friendly_name))
+        .collect();
+    let certs = p
+        .certs
+        .into_iter()
+        .map(|c| (PyBytes::new(py, &c.der), c.attributes.friendly_name))
+        .collect();
+    Ok((keys, certs))
+}
+
+/// `key` with `certificate` (and `chain`'s certificates) as a PKCS#12 keystore (DER) under
+/// `password`, aliased `name`. `compat=True` writes OpenSSL 3's parameters (AES-256-CBC, a
+/// SHA-256 MAC) for readers without SM (BouncyCastle, the JDK); the default is SM4-CBC with an
+/// SM3 MAC, as OpenSSL 4.0 and Tongsuo write with their SM options.
+#[pyfunction]
+#[pyo3(signature = (key, certificate, password, *, chain = Vec::new(), name = None, compat = false))]
+fn pkcs12_dump<'py>(
+    py: Python<'py>,
+    key: &PrivateKey,
+    certificate: Data<'_>,
+    password: Data<'_>,
+    chain: Vec<Owned>,
+    name: Option<String>,
+    compat: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let leaf = shangmi_pki::certificate_ders(&certificate)
+        .map_err(py_err)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| PyValueError::new_err("no certificate"))?;
+    let mut extra = Vec::new();
+    for c in chain {
+        extra.extend(shangmi_pki::certificate_ders(&c.0).map_err(py_err)?);
+    }
+    let params = if compat {
+        shangmi_pki::pkcs12::Pkcs12Params::international()
+    } else {
+        shangmi_pki::pkcs12::Pkcs12Params::sm()
+    };
+    let password = password.to_vec();
+    let out = py
+        .detach(|| {
+            shangmi_pki::pkcs12::write(
+                &[shangmi_pki::pkcs12::Pkcs12Entry {
+                    key: &key.inner,
+                    cert: &leaf,
+                    name: name.as_deref(),
+                }],
+                &extra,
+                &password,
+                params,
+            )
+        })
+        .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }

@@ -133,3 +133,32 @@ def test_gmssl_forms_round_trip_and_are_opt_in():
     assert shangmi.cms_decrypt(env, key) == b"sealed for GmSSL"
     with pytest.raises(ValueError):
         shangmi.cms_sign(b"x", [(cert, key)], detached=True, gmssl=True)
+
+
+def test_pkcs12_round_trips_and_reads_openssl(tmp_path):
+    import subprocess
+
+    cert = read("gmcert-sign.pem")
+    key = shangmi.SM2PrivateKey.from_pem(read("gmcert-sign-key.p8.pem"))
+    ca = read("gotlcp-test-ca.pem")
+    for compat in (False, True):
+        p12 = shangmi.pkcs12_dump(key, cert, b"pw", chain=[ca], name="sign", compat=compat)
+        keys, certs = shangmi.pkcs12_load(p12, b"pw")
+        assert [n for _, n in keys] == ["sign"]
+        assert keys[0][0].public_key().to_der() == key.public_key().to_der()
+        assert len(certs) == 2 and certs[0][1] == "sign"
+        with pytest.raises(shangmi.DecryptionError):
+            shangmi.pkcs12_load(p12, b"wrong")
+    # The system OpenSSL's own defaults (AES-256-CBC, a SHA-256 MAC).
+    (tmp_path / "c.pem").write_bytes(cert)
+    (tmp_path / "k.pem").write_bytes(read("gmcert-sign-key.p8.pem"))
+    subprocess.run(
+        ["openssl", "pkcs12", "-export", "-inkey", "k.pem", "-in", "c.pem", "-name", "ossl",
+         "-passout", "pass:pw", "-out", "o.p12"],
+        cwd=tmp_path, check=True, capture_output=True,
+    )
+    keys, certs = shangmi.pkcs12_load((tmp_path / "o.p12").read_bytes(), b"pw")
+    assert keys[0][1] == "ossl"
+    assert keys[0][0].public_key().to_der() == key.public_key().to_der()
+    with pytest.raises(ValueError):
+        shangmi.pkcs12_load(b"not a keystore", b"pw")
