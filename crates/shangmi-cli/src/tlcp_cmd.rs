@@ -81,6 +81,10 @@ struct Pair {
     /// The encryption certificate's SM2 key.
     #[arg(long, value_name = "FILE")]
     enc_key: Option<PathBuf>,
+    /// Both pairs from a PKCS#12 keystore instead (aliases "sign" and "enc", or its first and
+    /// second key); its password from --password-file, or asked.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["sign_cert", "sign_key", "enc_cert", "enc_key"])]
+    p12: Option<PathBuf>,
     /// Reads the keys' password from this file when they are encrypted.
     #[arg(long, value_name = "F")]
     password_file: Option<PathBuf>,
@@ -89,6 +93,24 @@ struct Pair {
 impl Pair {
     /// Both identities, all four files given, or none when none is.
     fn load(&self) -> Result<Option<(Identity, Identity)>> {
+        if let Some(p12) = &self.p12 {
+            let mut held = crate::pkcs12_cmd::held(p12, self.password_file.as_deref())?;
+            if held.len() < 2 {
+                return Err(error(
+                    p12.display(),
+                    "a TLCP keystore holds two keys (sign and enc)",
+                ));
+            }
+            let pos = |name: &str, held: &[crate::pkcs12_cmd::Held]| {
+                held.iter().position(|h| h.alias.as_deref() == Some(name))
+            };
+            let sign = held.remove(pos("sign", &held).unwrap_or(0));
+            let enc = held.remove(pos("enc", &held).unwrap_or(0));
+            let id = |h: crate::pkcs12_cmd::Held| {
+                Identity::new(h.chain, h.key).map_err(|e| error(p12.display(), e))
+            };
+            return Ok(Some((id(sign)?, id(enc)?)));
+        }
         match (
             &self.sign_cert,
             &self.sign_key,

@@ -25,11 +25,15 @@ use crate::tls_cmd::{Group, Suite, certified_key, provider, roots};
 #[command(group(ArgGroup::new("mode").required(true).args(["echo", "forward", "response"])))]
 pub struct ServeArgs {
     /// The server's certificate chain (leaf first; PEM or DER).
-    #[arg(long, value_name = "FILE")]
-    cert: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "p12")]
+    cert: Option<PathBuf>,
     /// The certificate's SM2 private key.
-    #[arg(long, value_name = "FILE")]
-    key: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "p12")]
+    key: Option<PathBuf>,
+    /// The key and its chain from a PKCS#12 keystore instead (its password from
+    /// --password-file, or asked).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["cert", "key", "chain"])]
+    p12: Option<PathBuf>,
     /// Intermediate certificates to send after the leaf, if not in --cert.
     #[arg(long, value_name = "FILE")]
     chain: Option<PathBuf>,
@@ -79,7 +83,24 @@ pub struct ServeArgs {
 
 pub fn serve(a: ServeArgs) -> Result<Outcome> {
     let provider = provider(a.suite, &a.groups);
-    let mut key = certified_key(&a.cert, &a.key, a.password_file.as_deref(), a.presign)?;
+    let mut key = match (&a.p12, &a.cert, &a.key) {
+        (Some(p12), _, _) => {
+            let held = crate::pkcs12_cmd::held(p12, a.password_file.as_deref())?
+                .into_iter()
+                .next()
+                .ok_or_else(|| error(p12.display(), "no key in the keystore"))?;
+            let mut signer = shangmi_rustls::Sm2SigningKey::new(held.key);
+            if a.presign {
+                signer = signer.with_presign_pool(64);
+            }
+            let chain = held.chain.into_iter().map(Into::into).collect();
+            shangmi_rustls::certified_key(chain, signer).map_err(|e| error(p12.display(), e))?
+        }
+        (None, Some(cert), Some(key)) => {
+            certified_key(cert, key, a.password_file.as_deref(), a.presign)?
+        }
+        _ => return Err(error("serve", "--cert and --key, or --p12")),
+    };
     if let Some(chain) = &a.chain {
         let extra = shangmi_rustls::load_certificates(&crate::tls_cmd::read_file(chain)?)
             .map_err(|e| error(chain.display(), e))?;

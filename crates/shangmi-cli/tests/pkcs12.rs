@@ -328,3 +328,103 @@ fn tongsuo_both_ways() {
         both_ways(&tool);
     }
 }
+
+/// `tls serve --p12` and `tlcp serve --p12` serve from a keystore: an RFC 8998 server from a
+/// key with its chain, a TLCP server from a sign/enc pair, each answering `connect`.
+#[test]
+fn the_servers_take_a_keystore() {
+    let dir = setup();
+    let d = dir.path();
+    shangmi_ok(
+        d,
+        &[
+            "pkcs12",
+            "export",
+            "--key",
+            "server.key",
+            "--cert",
+            "server.pem",
+            "--chain",
+            "ca.pem",
+            "--password-file",
+            "pw",
+            "-o",
+            "server.p12",
+        ],
+    );
+    let server = shangmi_server(
+        d,
+        &[
+            "--p12",
+            "server.p12",
+            "--password-file",
+            "pw",
+            "--response",
+            "from a keystore",
+        ],
+    );
+    let addr = format!("127.0.0.1:{}", server.port);
+    let mut cmd = shangmi();
+    cmd.args([
+        "tls",
+        "connect",
+        &addr,
+        "--ca",
+        "ca.pem",
+        "--servername",
+        "localhost",
+    ]);
+    let r = run_with(d, &mut cmd, b"", std::time::Duration::from_secs(20));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "from a keystore");
+    drop(server);
+
+    tlcp_pki(d);
+    shangmi_ok(
+        d,
+        &[
+            "pkcs12",
+            "export",
+            "--key",
+            "ss.key",
+            "--cert",
+            "ss.pem",
+            "--enc-key",
+            "se.key",
+            "--enc-cert",
+            "se.pem",
+            "--password-file",
+            "pw",
+            "-o",
+            "pair.p12",
+        ],
+    );
+    let server = shangmi_listening(
+        d,
+        &[
+            "tlcp",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--p12",
+            "pair.p12",
+            "--password-file",
+            "pw",
+            "--echo",
+        ],
+    );
+    let addr = format!("127.0.0.1:{}", server.port);
+    let mut cmd = shangmi();
+    cmd.args([
+        "tlcp",
+        "connect",
+        &addr,
+        "--ca",
+        "ca.pem",
+        "--servername",
+        "localhost",
+    ]);
+    let r = run_with(d, &mut cmd, b"echoed\n", std::time::Duration::from_secs(20));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "echoed\n");
+}
