@@ -305,56 +305,22 @@ fn hex_prefix(id: &[u8]) -> String {
     s
 }
 
-/// A keystore's keys, each with its certificate chain (its own certificate first, found by
-/// local key ID or by public key, then the certificates no key claims) and its alias: what
-/// `tls serve --p12` and `tlcp ... --p12` serve.
-pub struct Held {
-    pub key: shangmi::sm2::SigningKey,
-    pub chain: Vec<Vec<u8>>,
-    pub alias: Option<String>,
+/// A keystore's keys, each with its chain: what `tls serve --p12` serves.
+pub fn key_chains(
+    path: &std::path::Path,
+    password_file: Option<&std::path::Path>,
+) -> Result<Vec<pkcs12::KeyWithChain>> {
+    open(path, password_file)?
+        .key_chains()
+        .map_err(|e| error(path.display(), e))
 }
 
-pub fn held(path: &std::path::Path, password_file: Option<&std::path::Path>) -> Result<Vec<Held>> {
-    let p = open(path, password_file)?;
-    let public_of = |der: &[u8]| {
-        shangmi_pki::Certificate::from_der(der).ok().and_then(|c| {
-            shangmi_pki::public_key(c.tbs_certificate().subject_public_key_info())
-                .ok()
-                .map(|k| k.to_uncompressed())
-        })
-    };
-    let mut claimed = vec![false; p.certs.len()];
-    let mut out = Vec::new();
-    for k in p.keys {
-        let by_id = p.certs.iter().position(|c| {
-            c.attributes.local_key_id.is_some()
-                && c.attributes.local_key_id == k.attributes.local_key_id
-        });
-        let own = k.key.verifying_key().to_uncompressed();
-        let i = by_id
-            .filter(|&i| public_of(&p.certs[i].der) == Some(own))
-            .or_else(|| p.certs.iter().position(|c| public_of(&c.der) == Some(own)))
-            .ok_or_else(|| error(path.display(), "a key without its certificate"))?;
-        claimed[i] = true;
-        out.push((k, i));
-    }
-    let rest: Vec<Vec<u8>> = p
-        .certs
-        .iter()
-        .zip(&claimed)
-        .filter(|(c, claimed)| !**claimed && c.attributes.local_key_id.is_none())
-        .map(|(c, _)| c.der.clone())
-        .collect();
-    Ok(out
-        .into_iter()
-        .map(|(k, i)| {
-            let mut chain = vec![p.certs[i].der.clone()];
-            chain.extend(rest.iter().cloned());
-            Held {
-                key: k.key,
-                chain,
-                alias: k.attributes.friendly_name,
-            }
-        })
-        .collect())
+/// A keystore's TLCP pair: what `tlcp serve|connect --p12` use.
+pub fn tlcp_pair(
+    path: &std::path::Path,
+    password_file: Option<&std::path::Path>,
+) -> Result<(pkcs12::KeyWithChain, pkcs12::KeyWithChain)> {
+    open(path, password_file)?
+        .tlcp_pair()
+        .map_err(|e| error(path.display(), e))
 }

@@ -94,19 +94,8 @@ impl Pair {
     /// Both identities, all four files given, or none when none is.
     fn load(&self) -> Result<Option<(Identity, Identity)>> {
         if let Some(p12) = &self.p12 {
-            let mut held = crate::pkcs12_cmd::held(p12, self.password_file.as_deref())?;
-            if held.len() < 2 {
-                return Err(error(
-                    p12.display(),
-                    "a TLCP keystore holds two keys (sign and enc)",
-                ));
-            }
-            let pos = |name: &str, held: &[crate::pkcs12_cmd::Held]| {
-                held.iter().position(|h| h.alias.as_deref() == Some(name))
-            };
-            let sign = held.remove(pos("sign", &held).unwrap_or(0));
-            let enc = held.remove(pos("enc", &held).unwrap_or(0));
-            let id = |h: crate::pkcs12_cmd::Held| {
+            let (sign, enc) = crate::pkcs12_cmd::tlcp_pair(p12, self.password_file.as_deref())?;
+            let id = |h: shangmi_pki::pkcs12::KeyWithChain| {
                 Identity::new(h.chain, h.key).map_err(|e| error(p12.display(), e))
             };
             return Ok(Some((id(sign)?, id(enc)?)));

@@ -85,7 +85,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
     let provider = provider(a.suite, &a.groups);
     let mut key = match (&a.p12, &a.cert, &a.key) {
         (Some(p12), _, _) => {
-            let held = crate::pkcs12_cmd::held(p12, a.password_file.as_deref())?
+            let held = crate::pkcs12_cmd::key_chains(p12, a.password_file.as_deref())?
                 .into_iter()
                 .next()
                 .ok_or_else(|| error(p12.display(), "no key in the keystore"))?;

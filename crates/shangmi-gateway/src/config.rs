@@ -153,14 +153,16 @@ pub struct Site {
 #[serde(deny_unknown_fields)]
 pub struct Tlcp {
     /// The signing certificate chain.
-    pub sign_cert: String,
+    pub sign_cert: Option<String>,
     /// Its key.
-    pub sign_key: String,
+    pub sign_key: Option<String>,
     /// The encryption certificate chain.
-    pub enc_cert: String,
+    pub enc_cert: Option<String>,
     /// Its key.
-    pub enc_key: String,
-    /// A file holding the keys' password, when they are encrypted.
+    pub enc_key: Option<String>,
+    /// Both pairs from a PKCS#12 keystore instead (aliases sign and enc, else in order).
+    pub p12: Option<String>,
+    /// A file holding the keys' (or the keystore's) password.
     pub password_file: Option<String>,
 }
 
@@ -169,10 +171,12 @@ pub struct Tlcp {
 #[serde(deny_unknown_fields)]
 pub struct Pair {
     /// The chain, leaf first.
-    pub cert: String,
+    pub cert: Option<String>,
     /// The key.
-    pub key: String,
-    /// A file holding the key's password, when it is encrypted.
+    pub key: Option<String>,
+    /// The key and its chain from a PKCS#12 keystore instead (SM2 keys only).
+    pub p12: Option<String>,
+    /// A file holding the key's (or the keystore's) password.
     pub password_file: Option<String>,
 }
 

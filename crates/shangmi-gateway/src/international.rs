@@ -64,12 +64,18 @@ fn international_key(
 ) -> Result<CertifiedKey, Problem> {
     let span = p.span();
     let pair = p.get_ref();
-    let pem = read(src, span.clone(), &pair.cert)?;
+    let (cert, key_file) = crate::site::pair_files(src, span.clone(), pair)?.map_err(|_| {
+        src.problem(
+            span.clone(),
+            "international keys are read from cert and key (PEM), not p12",
+        )
+    })?;
+    let pem = read(src, span.clone(), cert)?;
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
         .collect::<Result<_, _>>()
-        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.cert)))?;
+        .map_err(|e| src.problem(span.clone(), format!("{cert}: {e:?}")))?;
     if chain.is_empty() {
-        return Err(src.problem(span, format!("{}: no certificate", pair.cert)));
+        return Err(src.problem(span, format!("{cert}: no certificate")));
     }
     if pair.password_file.is_some() {
         return Err(src.problem(
@@ -77,20 +83,16 @@ fn international_key(
             "international keys are read unencrypted (PKCS#8 or PKCS#1 PEM)",
         ));
     }
-    let key_pem = Zeroizing::new(read(src, span.clone(), &pair.key)?);
+    let key_pem = Zeroizing::new(read(src, span.clone(), key_file)?);
     let key = PrivateKeyDer::from_pem_slice(&key_pem)
-        .map_err(|e| src.problem(span.clone(), format!("{}: {e:?}", pair.key)))?;
+        .map_err(|e| src.problem(span.clone(), format!("{key_file}: {e:?}")))?;
     let signer = provider
         .key_provider
         .load_private_key(key)
-        .map_err(|e| src.problem(span.clone(), format!("{}: {e}", pair.key)))?;
+        .map_err(|e| src.problem(span.clone(), format!("{key_file}: {e}")))?;
     let ck = CertifiedKey::new(chain, signer);
-    ck.keys_match().map_err(|e| {
-        src.problem(
-            span,
-            format!("{} with {}: {}", pair.cert, pair.key, key_mismatch(e)),
-        )
-    })?;
+    ck.keys_match()
+        .map_err(|e| src.problem(span, format!("{cert} with {key_file}: {}", key_mismatch(e))))?;
     Ok(ck)
 }
 

@@ -392,18 +392,55 @@ fn sm2_signing_key(
         .map_err(|e| src.problem(span, format!("{p}: {e}")))
 }
 
+/// A PKCS#12 keystore of the configuration, read with its password file.
+fn keystore(
+    src: &Source,
+    span: std::ops::Range<usize>,
+    p12: &str,
+    password_file: Option<&str>,
+) -> Result<shangmi_pki::pkcs12::Pkcs12, Problem> {
+    let data = Zeroizing::new(read(src, span.clone(), p12)?);
+    let pw = password(src, span.clone(), password_file)?;
+    shangmi_pki::pkcs12::read(&data, pw.as_deref().map(|v| v.as_slice()).unwrap_or(b""))
+        .map_err(|e| src.problem(span, format!("{p12}: {e}")))
+}
+
+/// `cert` and `key`, or `p12`: which files a pair names.
+pub(crate) fn pair_files<'a>(
+    src: &Source,
+    span: std::ops::Range<usize>,
+    pair: &'a Pair,
+) -> Result<Result<(&'a str, &'a str), &'a str>, Problem> {
+    match (&pair.cert, &pair.key, &pair.p12) {
+        (Some(c), Some(k), None) => Ok(Ok((c, k))),
+        (None, None, Some(p)) => Ok(Err(p)),
+        _ => Err(src.problem(span, "give cert and key, or p12")),
+    }
+}
+
 fn sm2_key(src: &Source, p: &Spanned<Pair>) -> Result<CertifiedKey, Problem> {
     let span = p.span();
     let pair = p.get_ref();
-    let chain = shangmi_rustls::load_certificates(&read(src, span.clone(), &pair.cert)?)
-        .map_err(|e| src.problem(span.clone(), format!("{}: {e}", pair.cert)))?;
-    let key = sm2_signing_key(src, span.clone(), &pair.key, pair.password_file.as_deref())?;
-    shangmi_rustls::certified_key(chain, shangmi_rustls::Sm2SigningKey::new(key)).map_err(|e| {
-        src.problem(
-            span,
-            format!("{} with {}: {}", pair.cert, pair.key, key_mismatch(e)),
-        )
-    })
+    let (chain, key, what) = match pair_files(src, span.clone(), pair)? {
+        Ok((cert, key_file)) => {
+            let chain = shangmi_rustls::load_certificates(&read(src, span.clone(), cert)?)
+                .map_err(|e| src.problem(span.clone(), format!("{cert}: {e}")))?;
+            let key = sm2_signing_key(src, span.clone(), key_file, pair.password_file.as_deref())?;
+            (chain, key, format!("{cert} with {key_file}"))
+        }
+        Err(p12) => {
+            let first = keystore(src, span.clone(), p12, pair.password_file.as_deref())?
+                .key_chains()
+                .map_err(|e| src.problem(span.clone(), format!("{p12}: {e}")))?
+                .into_iter()
+                .next()
+                .ok_or_else(|| src.problem(span.clone(), format!("{p12}: no key")))?;
+            let chain = first.chain.into_iter().map(Into::into).collect();
+            (chain, first.key, p12.to_string())
+        }
+    };
+    shangmi_rustls::certified_key(chain, shangmi_rustls::Sm2SigningKey::new(key))
+        .map_err(|e| src.problem(span, format!("{what}: {}", key_mismatch(e))))
 }
 
 pub(crate) fn key_mismatch(e: rustls::Error) -> String {
@@ -429,8 +466,25 @@ fn tlcp_config(
         shangmi_tlcp::Identity::new(chain, k)
             .map_err(|e| src.problem(span.clone(), format!("{cert} with {key}: {e}")))
     };
-    let sign = identity(&t.sign_cert, &t.sign_key)?;
-    let enc = identity(&t.enc_cert, &t.enc_key)?;
+    let (sign, enc) = match (&t.sign_cert, &t.sign_key, &t.enc_cert, &t.enc_key, &t.p12) {
+        (Some(sc), Some(sk), Some(ec), Some(ek), None) => (identity(sc, sk)?, identity(ec, ek)?),
+        (None, None, None, None, Some(p12)) => {
+            let (s, e) = keystore(src, span.clone(), p12, t.password_file.as_deref())?
+                .tlcp_pair()
+                .map_err(|e| src.problem(span.clone(), format!("{p12}: {e}")))?;
+            let id = |k: shangmi_pki::pkcs12::KeyWithChain| {
+                shangmi_tlcp::Identity::new(k.chain, k.key)
+                    .map_err(|e| src.problem(span.clone(), format!("{p12}: {e}")))
+            };
+            (id(s)?, id(e)?)
+        }
+        _ => {
+            return Err(src.problem(
+                span,
+                "give sign_cert, sign_key, enc_cert and enc_key, or p12",
+            ));
+        }
+    };
     let mut c = shangmi_tlcp::ServerConfig::new(sign, enc)
         .map_err(|e| src.problem(span.clone(), e.to_string()))?;
     if let Some((ca_span, pem)) = client_ca {

@@ -836,3 +836,108 @@ fn an_h2c_upstream_is_spoken_to_in_http2() {
         "{r}"
     );
 }
+
+/// A site's SM2 certificate and its TLCP pair from PKCS#12 keystores (`p12`), as CAs deliver
+/// them; a pair given both ways at once, or an international key from a keystore, is refused
+/// by the check with the line.
+#[test]
+fn sites_take_their_keys_from_pkcs12_keystores() {
+    use shangmi_pki::pkcs12::{self, Pkcs12Entry, Pkcs12Params};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let key = |f: &str| {
+        shangmi::sm2::SigningKey::from_key_file(&std::fs::read(d.join(f)).unwrap(), None).unwrap()
+    };
+    let cert = |f: &str| shangmi_pki::certificate_ders(&std::fs::read(d.join(f)).unwrap()).unwrap();
+    let (sm2, ss, se) = (key("sm2.key"), key("ss.key"), key("se.key"));
+    let (sm2_chain, ss_chain, se_chain) = (cert("sm2.pem"), cert("ss.pem"), cert("se.pem"));
+    let params = Pkcs12Params {
+        iterations: 100,
+        mac_iterations: 100,
+        ..Pkcs12Params::sm()
+    };
+    let one = pkcs12::write(
+        &[Pkcs12Entry {
+            key: &sm2,
+            cert: &sm2_chain[0],
+            name: Some("server"),
+        }],
+        &sm2_chain[1..],
+        b"keystore pw",
+        params,
+    )
+    .unwrap();
+    std::fs::write(d.join("sm2.p12"), one).unwrap();
+    let pair = pkcs12::write(
+        &[
+            Pkcs12Entry {
+                key: &ss,
+                cert: &ss_chain[0],
+                name: Some("sign"),
+            },
+            Pkcs12Entry {
+                key: &se,
+                cert: &se_chain[0],
+                name: Some("enc"),
+            },
+        ],
+        &ss_chain[1..],
+        b"keystore pw",
+        params,
+    )
+    .unwrap();
+    std::fs::write(d.join("pair.p12"), pair).unwrap();
+    std::fs::write(d.join("p12pw"), "keystore pw\n").unwrap();
+    let backend = Backend::start("from-p12");
+    let text = format!(
+        r#"[[listener]]
+listen = "127.0.0.1:0"
+[[listener.site]]
+upstream = ["http://127.0.0.1:{}"]
+tlcp = {{ p12 = "pair.p12", password_file = "p12pw" }}
+sm2 = {{ p12 = "sm2.p12", password_file = "p12pw" }}
+"#,
+        backend.port
+    );
+    let path = d.join("p12.toml");
+    std::fs::write(&path, &text).unwrap();
+    let gw = Gateway::start(&path, 1, false);
+    let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+    assert!(
+        r.contains("from-p12") && r.contains("x-sm-protocol: TLCP"),
+        "{r}"
+    );
+    let r = get(rustls_stream(sm_client(d, false), gw.port()), "");
+    assert!(
+        r.contains("from-p12") && r.contains("x-sm-protocol: TLSv1.3"),
+        "{r}"
+    );
+    drop(gw);
+    let check = |text: &str, want: &str| {
+        std::fs::write(&path, text).unwrap();
+        let o = gateway_command()
+            .arg("--config")
+            .arg(&path)
+            .arg("--check")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{text}: {err}");
+        assert!(err.contains(want), "{want}: {err}");
+    };
+    check(
+        &text.replace(r#"sm2 = { p12"#, r#"sm2 = { cert = "sm2.pem", p12"#),
+        "give cert and key, or p12",
+    );
+    check(
+        &text.replace(
+            r#"sm2 = { p12 = "sm2.p12", password_file = "p12pw" }"#,
+            r#"international = [ { p12 = "sm2.p12" } ]"#,
+        ),
+        "not p12",
+    );
+    // A wrong keystore password: the MAC does not verify.
+    std::fs::write(d.join("p12pw"), "wrong\n").unwrap();
+    check(&text, "wrong password");
+}

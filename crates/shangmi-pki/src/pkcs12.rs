@@ -127,6 +127,87 @@ pub struct Pkcs12 {
     pub mac: String,
 }
 
+/// A key with its certificate chain: its own certificate first (found by local key ID, else by
+/// public key), then the certificates that belong to no key (the CAs).
+pub struct KeyWithChain {
+    /// The key.
+    pub key: SigningKey,
+    /// The chain's DER, leaf first.
+    pub chain: Vec<Vec<u8>>,
+    /// The key's alias.
+    pub alias: Option<String>,
+}
+
+impl Pkcs12 {
+    /// Each key with its chain, in file order: what a server serves from a keystore.
+    pub fn key_chains(self) -> Result<Vec<KeyWithChain>, Error> {
+        let public_of = |der: &[u8]| {
+            crate::Certificate::from_der(der).ok().and_then(|c| {
+                crate::public_key(c.tbs_certificate().subject_public_key_info())
+                    .ok()
+                    .map(|k| k.to_uncompressed())
+            })
+        };
+        let mut claimed = vec![false; self.certs.len()];
+        let mut found = Vec::new();
+        for k in self.keys {
+            let own = k.key.verifying_key().to_uncompressed();
+            let by_id = self.certs.iter().position(|c| {
+                c.attributes.local_key_id.is_some()
+                    && c.attributes.local_key_id == k.attributes.local_key_id
+            });
+            let i = by_id
+                .filter(|&i| public_of(&self.certs[i].der) == Some(own))
+                .or_else(|| {
+                    self.certs
+                        .iter()
+                        .position(|c| public_of(&c.der) == Some(own))
+                })
+                .ok_or_else(|| {
+                    Error::InvalidArgument("a key in the keystore has no certificate".into())
+                })?;
+            claimed[i] = true;
+            found.push((k, i));
+        }
+        let rest: Vec<Vec<u8>> = self
+            .certs
+            .iter()
+            .zip(&claimed)
+            .filter(|(c, claimed)| !**claimed && c.attributes.local_key_id.is_none())
+            .map(|(c, _)| c.der.clone())
+            .collect();
+        Ok(found
+            .into_iter()
+            .map(|(k, i)| {
+                let mut chain = vec![self.certs[i].der.clone()];
+                chain.extend(rest.iter().cloned());
+                KeyWithChain {
+                    key: k.key,
+                    chain,
+                    alias: k.attributes.friendly_name,
+                }
+            })
+            .collect())
+    }
+
+    /// A TLCP pair from a keystore: the keys aliased "sign" and "enc", else the first and the
+    /// second key. `(sign, enc)`.
+    pub fn tlcp_pair(self) -> Result<(KeyWithChain, KeyWithChain), Error> {
+        let mut keys = self.key_chains()?;
+        if keys.len() < 2 {
+            return Err(Error::InvalidArgument(
+                "a TLCP keystore holds two keys (sign and enc)".into(),
+            ));
+        }
+        let pos = |name: &str, keys: &[KeyWithChain]| {
+            keys.iter().position(|k| k.alias.as_deref() == Some(name))
+        };
+        let sign = keys.remove(pos("sign", &keys).unwrap_or(0));
+        let enc = keys.remove(pos("enc", &keys).unwrap_or(0));
+        Ok((sign, enc))
+    }
+}
+
 /// The hashes of PKCS#12 MACs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MacHash {
