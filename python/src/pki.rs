@@ -350,7 +350,7 @@ fn pkcs12_load<'py>(
     Vec<(PrivateKey, Option<String>)>,
     Vec<(Bound<'py, PyBytes>, Option<String>)>,
 )> {
-    let (data, password) = (data.to_vec(), password.to_vec());
+    let (data, password) = (data.to_vec(), zeroize::Zeroizing::new(password.to_vec()));
     let p = py
         .detach(|| shangmi_pki::pkcs12::read(&data, &password))
         .map_err(py_err)?;
@@ -396,7 +396,7 @@ fn pkcs12_dump<'py>(
     } else {
         shangmi_pki::pkcs12::Pkcs12Params::sm()
     };
-    let password = password.to_vec();
+    let password = zeroize::Zeroizing::new(password.to_vec());
     let out = py
         .detach(|| {
             shangmi_pki::pkcs12::write(

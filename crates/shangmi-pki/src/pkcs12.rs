@@ -322,19 +322,20 @@ fn pkcs12_kdf(
     let mut i = Zeroizing::new([fill(salt), fill(password)].concat());
     let mut out = Zeroizing::new(Vec::with_capacity(n + u));
     while out.len() < n {
-        let mut a = hash.hash(&[&d, &i]);
+        // A and B are key material derived from the password: wiped when dropped.
+        let mut a = Zeroizing::new(hash.hash(&[&d, &i]));
         for _ in 1..iterations {
-            a = hash.hash(&[&a]);
+            a = Zeroizing::new(hash.hash(&[&a]));
         }
         out.extend_from_slice(&a);
         if out.len() >= n {
             break;
         }
-        let b: Vec<u8> = a.iter().copied().cycle().take(v).collect();
+        let b: Zeroizing<Vec<u8>> = Zeroizing::new(a.iter().copied().cycle().take(v).collect());
         for block in i.chunks_mut(v) {
             // block = block + b + 1, big-endian, mod 2^(8v).
             let mut carry = 1u16;
-            for (x, y) in block.iter_mut().zip(&b).rev() {
+            for (x, y) in block.iter_mut().zip(b.iter()).rev() {
                 let s = u16::from(*x) + u16::from(*y) + carry;
                 *x = s as u8;
                 carry = s >> 8;
