@@ -23,6 +23,14 @@ have() {
   return 1
 }
 
+# A full run writes several GB under target/ (debug, release, aarch64, wasm and fuzz builds);
+# say so up front rather than failing an hour in with "No space left on device".
+mkdir -p target
+free_kb=$(df -Pk target | awk 'NR == 2 { print $4 }')
+if [ "${free_kb:-0}" -lt $((12 * 1024 * 1024)) ]; then
+  echo "warning: $((free_kb / 1024 / 1024)) GB free under target/; a full run from a fresh clone needs about 12" >&2
+fi
+
 step "rustfmt"
 if have "cargo fmt --version" "the formatting check"; then
   cargo fmt --all -- --check
