@@ -14,10 +14,10 @@ pub fn pki_parsers(data: &[u8]) {
             // (the input may differ, and so may the first parse: an explicit default version
             // is read and not written, and a GeneralizedTime before 2050 is written as the
             // UTCTime RFC 5280 requires; signatures are checked over the bytes as received).
-            let again = c.to_der().expect("re-encodes");
+            let again = c.certificate().to_der().expect("re-encodes");
             let back = shangmi_pki::certificates(&again).expect("its own encoding reads back");
             assert_eq!(
-                back[0].to_der().expect("re-encodes"),
+                back[0].certificate().to_der().expect("re-encodes"),
                 again,
                 "encoding is a fixed point"
             );
@@ -25,10 +25,10 @@ pub fn pki_parsers(data: &[u8]) {
             // self-signature must fail (a random key cannot have signed it).
             let v = shangmi_pki::Verifier::new(certs.clone());
             let _ = v.verify(c, &certs);
-            // The same over the bytes as given (the signed part as encoded there).
-            if let Ok(ders) = shangmi_pki::certificate_ders(data) {
-                let _ = v.verify_encoded(&ders[0], &ders);
-            }
+            // It keeps the bytes it was read from, and its signed part lies within them.
+            assert_eq!(c.to_der().expect("kept"), c.der());
+            let signed = c.signed_part();
+            assert!(c.der().windows(signed.len()).any(|w| w == signed));
         }
     }
     if let Ok(reqs) = shangmi_pki::requests(data) {
@@ -60,11 +60,18 @@ pub fn pki_parsers(data: &[u8]) {
     }
     // SignedAndEnvelopedData: nothing opens for a key no sender used, nor verifies without
     // anchors; any message has a kind or a clear error.
-    let none = shangmi_pki::Verifier::new(vec![]);
+    let none = shangmi_pki::Verifier::new(Vec::<shangmi_pki::Cert>::new());
     assert!(shangmi_pki::cms_decrypt_and_verify(data, &key, &none).is_err());
     let _ = shangmi_pki::cms_kind(data);
     // SignedData: never verified without anchors, whatever the bytes.
-    assert!(shangmi_pki::cms_verify(data, None, &shangmi_pki::Verifier::new(vec![])).is_err());
+    assert!(
+        shangmi_pki::cms_verify(
+            data,
+            None,
+            &shangmi_pki::Verifier::new(Vec::<shangmi_pki::Cert>::new())
+        )
+        .is_err()
+    );
     assert!(shangmi_pki::cms_verify_accepting_gmssl(data, &none).is_err());
     if let Ok(lists) = shangmi_pki::crls(data) {
         for l in &lists {

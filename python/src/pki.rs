@@ -7,7 +7,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use shangmi_pki::{Certificate, CmsSigner, Error, Flavor, Verifier};
+use shangmi_pki::{Cert, CmsSigner, Error, Flavor, Verifier};
 
 use crate::sm2::PrivateKey;
 use crate::{Data, DecryptionError, InvalidSignature, Owned};
@@ -46,7 +46,7 @@ fn py_err(e: Error) -> PyErr {
 }
 
 /// Every certificate in each of `files` (PEM with several, or DER).
-fn certs(files: Vec<Owned>) -> PyResult<Vec<Certificate>> {
+fn certs(files: Vec<Owned>) -> PyResult<Vec<Cert>> {
     let mut out = Vec::new();
     for f in files {
         out.extend(shangmi_pki::certificates(&f.0).map_err(py_err)?);
@@ -72,9 +72,9 @@ fn verify_certificate(
     sm2_id: Option<Data<'_>>,
     at: Option<u64>,
 ) -> PyResult<usize> {
-    // The certificate and the intermediates as encoded: signatures are checked over the
-    // bytes their issuers signed.
-    let leaf = shangmi_pki::certificate_ders(&certificate)
+    // The certificate and the intermediates keep their bytes: signatures are checked over
+    // what their issuers signed.
+    let leaf = shangmi_pki::certificates(&certificate)
         .map_err(py_err)?
         .swap_remove(0);
     let mut v = Verifier::new(certs(anchors)?);
@@ -87,13 +87,8 @@ fn verify_certificate(
     for l in crls {
         v = v.with_encoded_crls(&l.0).map_err(py_err)?;
     }
-    let mut others = Vec::new();
-    for f in untrusted {
-        others.extend(shangmi_pki::certificate_ders(&f.0).map_err(py_err)?);
-    }
-    let path = py
-        .detach(|| v.verify_encoded(&leaf, &others))
-        .map_err(py_err)?;
+    let others = certs(untrusted)?;
+    let path = py.detach(|| v.verify(&leaf, &others)).map_err(py_err)?;
     Ok(path.len())
 }
 
@@ -238,7 +233,7 @@ fn cms_decrypt<'py>(
         .map_err(py_err)?;
     let k = key.inner.clone();
     let out = py
-        .detach(|| shangmi_pki::cms_decrypt(&message, &k, cert.as_ref()))
+        .detach(|| shangmi_pki::cms_decrypt(&message, &k, cert.as_deref()))
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }
@@ -246,7 +241,7 @@ fn cms_decrypt<'py>(
 /// The (certificate, key) pairs of Python signers, certificates parsed.
 fn signer_pairs(
     signers: &[(Owned, Py<PrivateKey>)],
-) -> PyResult<Vec<(Certificate, shangmi::sm2::SigningKey)>> {
+) -> PyResult<Vec<(Cert, shangmi::sm2::SigningKey)>> {
     let mut pairs = Vec::new();
     for (c, k) in signers {
         let cert = shangmi_pki::certificates(&c.0).map_err(py_err)?.remove(0);

@@ -11,7 +11,7 @@ use openssl::stack::Stack;
 use openssl::x509::store::{X509Store, X509StoreBuilder};
 use openssl::x509::{X509, X509StoreContext};
 use shangmi::sm2::SigningKey;
-use shangmi_pki::{Certificate, CmsSigner, Flavor, Issue, Verifier};
+use shangmi_pki::{Cert, CmsSigner, Flavor, Issue, Verifier};
 
 use crate::harness::{Candidate, Case};
 use crate::sm2_ops::per_op;
@@ -22,9 +22,9 @@ pub fn dir() -> PathBuf {
 }
 
 struct Chain {
-    root: Certificate,
-    mid: Certificate,
-    leaf: Certificate,
+    root: Cert,
+    mid: Cert,
+    leaf: Cert,
     leaf_key: SigningKey,
 }
 
@@ -47,7 +47,7 @@ fn chain() -> Chain {
     }
 }
 
-fn pem(c: &Certificate) -> String {
+fn pem(c: &shangmi_pki::Certificate) -> String {
     c.to_pem(LineEnding::LF).expect("PEM")
 }
 
@@ -64,7 +64,7 @@ fn write(c: &Chain) -> std::io::Result<()> {
 
 /// `cert` for OpenSSL, its signature checked with GM/T 0009's SM2 ID (OpenSSL 3.0 uses an
 /// empty ID unless a certificate carries one).
-fn openssl_cert(c: &Certificate) -> X509 {
+fn openssl_cert(c: &shangmi_pki::Certificate) -> X509 {
     let x = X509::from_pem(pem(c).as_bytes()).expect("OpenSSL reads the certificate");
     crate::openssl_ffi::set_distinguishing_id(&x, shangmi::sm2::DEFAULT_ID);
     x

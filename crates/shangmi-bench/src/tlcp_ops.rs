@@ -34,7 +34,7 @@ const RECORD: usize = 16 << 10;
 struct Pki {
     server: Arc<ServerConfig>,
     /// The client's pieces, for making configurations with other suites.
-    roots: Vec<shangmi_pki::Certificate>,
+    roots: Vec<shangmi_pki::Cert>,
     client_pair: Box<dyn Fn() -> (Identity, Identity)>,
 }
 

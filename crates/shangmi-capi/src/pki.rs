@@ -7,7 +7,7 @@
 use core::ffi::c_int;
 use std::time::{Duration, UNIX_EPOCH};
 
-use shangmi_pki::{Certificate, CmsSigner, Error, Flavor, Verifier};
+use shangmi_pki::{Cert, CmsSigner, Error, Flavor, Verifier};
 
 use crate::sm2::shangmi_sm2_private_key;
 use crate::{Result, guard, guard_out, handle, input, output, room, shangmi_status};
@@ -22,24 +22,11 @@ fn err(e: Error) -> shangmi_status {
     }
 }
 
-/// Each certificate in a C buffer (PEM or DER; NULL with length 0: none) as encoded there.
+/// Certificates from a C buffer (PEM or DER; NULL with length 0: none), each as encoded there.
 ///
 /// # Safety
 /// `p` NULL or `len` readable bytes.
-unsafe fn cert_ders(p: *const u8, len: usize) -> Result<Vec<Vec<u8>>> {
-    // SAFETY: the caller's contract.
-    let data = unsafe { input(p, len)? };
-    if data.is_empty() {
-        return Ok(Vec::new());
-    }
-    shangmi_pki::certificate_ders(data).map_err(err)
-}
-
-/// Certificates from a C buffer (NULL with length 0: none).
-///
-/// # Safety
-/// `p` NULL or `len` readable bytes.
-unsafe fn certs(p: *const u8, len: usize) -> Result<Vec<Certificate>> {
+unsafe fn certs(p: *const u8, len: usize) -> Result<Vec<Cert>> {
     // SAFETY: the caller's contract.
     let data = unsafe { input(p, len)? };
     if data.is_empty() {
@@ -78,9 +65,9 @@ pub unsafe extern "C" fn shangmi_x509_verify(
         // SAFETY: the caller's contract above.
         let (leaf, anchors, others) = unsafe {
             (
-                cert_ders(cert, cert_len)?,
+                certs(cert, cert_len)?,
                 certs(anchors, anchors_len)?,
-                cert_ders(untrusted, untrusted_len)?,
+                certs(untrusted, untrusted_len)?,
             )
         };
         let leaf = leaf
@@ -103,7 +90,7 @@ pub unsafe extern "C" fn shangmi_x509_verify(
         if at != 0 {
             v = v.at(UNIX_EPOCH + Duration::from_secs(at));
         }
-        v.verify_encoded(&leaf, &others).map(drop).map_err(err)
+        v.verify(&leaf, &others).map(drop).map_err(err)
     })
 }
 
@@ -316,7 +303,8 @@ pub unsafe extern "C" fn shangmi_cms_decrypt(
     let run = || {
         // SAFETY: the caller's contract above.
         let (m, k, c) = unsafe { (input(msg, msg_len)?, handle(key)?, certs(cert, cert_len)?) };
-        let content = shangmi_pki::cms_decrypt(m, &k.inner, c.first()).map_err(err)?;
+        let content =
+            shangmi_pki::cms_decrypt(m, &k.inner, c.first().map(Cert::certificate)).map_err(err)?;
         // SAFETY: the caller's contract above; the input slices are no longer read.
         unsafe { output(out, out_cap, out_len, content.len())? }.copy_from_slice(&content);
         Ok(())

@@ -213,7 +213,7 @@ fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>> {
     Ok(open_input(path)?.read_all(MESSAGE_LIMIT)?.to_vec())
 }
 
-fn certs_of(path: &std::path::Path) -> Result<Vec<shangmi_pki::Certificate>> {
+fn certs_of(path: &std::path::Path) -> Result<Vec<shangmi_pki::Cert>> {
     shangmi_pki::certificates(&read_small(path, 16 << 20)?).map_err(|e| error(path.display(), e))
 }
 
@@ -411,9 +411,9 @@ pub fn run(args: Args) -> Result<Outcome> {
                      verified to it; without --ca it is decrypted unauthenticated",
                 ));
             } else if allow_ecb {
-                shangmi_pki::cms_decrypt_allowing_ecb(&message, &k, c.as_ref()).map_err(failed)?
+                shangmi_pki::cms_decrypt_allowing_ecb(&message, &k, c.as_deref()).map_err(failed)?
             } else {
-                shangmi_pki::cms_decrypt(&message, &k, c.as_ref()).map_err(failed)?
+                shangmi_pki::cms_decrypt(&message, &k, c.as_deref()).map_err(failed)?
             };
             let mut out = Output::create(output.as_deref())?;
             out.put(&content)?;

@@ -127,7 +127,7 @@ fn identity(cert: &Path, key: &Path, password_file: Option<&Path>) -> Result<Ide
         .map_err(|e| error(format!("{} with {}", cert.display(), key.display()), e))
 }
 
-fn roots(path: &Path) -> Result<Vec<shangmi_pki::Certificate>> {
+fn roots(path: &Path) -> Result<Vec<shangmi_pki::Cert>> {
     let roots =
         shangmi_pki::certificates(&read_file(path)?).map_err(|e| error(path.display(), e))?;
     if roots.is_empty() {

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::SystemTime;
 
 use clap::{Args as ClapArgs, Subcommand};
-use shangmi_pki::{Certificate, Issue, Verifier};
+use shangmi_pki::{Cert, Issue, Verifier};
 
 use crate::fail::{Outcome, Result, error, rejected};
 use crate::files::{Output, read_small};
@@ -173,11 +173,11 @@ fn input(path: &Path, e: shangmi_pki::Error) -> crate::fail::Failure {
     error(path.display(), e)
 }
 
-fn certs(path: &Path) -> Result<Vec<Certificate>> {
+fn certs(path: &Path) -> Result<Vec<Cert>> {
     shangmi_pki::certificates(&read(path)?).map_err(|e| input(path, e))
 }
 
-fn one_cert(path: &Path) -> Result<Certificate> {
+fn one_cert(path: &Path) -> Result<Cert> {
     Ok(certs(path)?.remove(0))
 }
 
@@ -297,11 +297,11 @@ pub fn run(args: Args) -> Result<Outcome> {
             for p in &ca {
                 anchors.extend(certs(p)?);
             }
-            // Intermediates and the target as encoded: signatures are checked over the bytes
-            // their issuers signed.
+            // Intermediates and the target keep their bytes: signatures are checked over
+            // what their issuers signed.
             let mut others = Vec::new();
             for p in &untrusted {
-                others.extend(shangmi_pki::certificate_ders(&read(p)?).map_err(|e| input(p, e))?);
+                others.extend(certs(p)?);
             }
             let mut v = Verifier::new(anchors).with_id(sm2_id.as_bytes());
             for p in &crl {
@@ -310,10 +310,8 @@ pub fn run(args: Args) -> Result<Outcome> {
             if let Some(t) = at {
                 v = v.at(time(&t)?);
             }
-            let target = shangmi_pki::certificate_ders(&read(&cert)?)
-                .map_err(|e| input(&cert, e))?
-                .swap_remove(0);
-            match v.verify_encoded(&target, &others) {
+            let target = one_cert(&cert)?;
+            match v.verify(&target, &others) {
                 Ok(path) => {
                     crate::files::print(&format!(
                         "{}: OK (chain of {})\n",
@@ -331,7 +329,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             let data = read(&file)?;
             let text = if let Ok(c) = shangmi_pki::certificates(&data) {
                 c.iter()
-                    .map(shangmi_pki::describe_certificate)
+                    .map(|c| shangmi_pki::describe_certificate(c))
                     .collect::<String>()
             } else if let Ok(r) = shangmi_pki::requests(&data) {
                 r.iter().map(shangmi_pki::describe_request).collect()

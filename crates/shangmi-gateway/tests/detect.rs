@@ -65,7 +65,7 @@ fn rfc8998_and_international_hellos_are_told_apart() {
 
 #[test]
 fn a_tlcp_record_is_tlcp() {
-    let config = shangmi_tlcp::ClientConfig::new(Vec::new());
+    let config = shangmi_tlcp::ClientConfig::new(Vec::<shangmi_pki::Cert>::new());
     let mut c = shangmi_tlcp::Connection::client(Arc::new(config), "localhost").unwrap();
     let flight = c.take_tls();
     assert_eq!(&flight[1..3], &[0x01, 0x01]);
@@ -186,7 +186,7 @@ fn write_seeds_when_asked() {
         "/../../fuzz/seeds/gateway_detect"
     );
     std::fs::create_dir_all(dir).unwrap();
-    let config = shangmi_tlcp::ClientConfig::new(Vec::new());
+    let config = shangmi_tlcp::ClientConfig::new(Vec::<shangmi_pki::Cert>::new());
     let mut tlcp = shangmi_tlcp::Connection::client(Arc::new(config), "localhost").unwrap();
     let sm = rustls_hello(shangmi_rustls::provider(), "localhost");
     for (name, bytes) in [

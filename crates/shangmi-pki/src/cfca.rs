@@ -19,7 +19,7 @@ use shangmi::sm4::{Sm4, modes::cbc};
 use x509_cert::Certificate;
 use zeroize::Zeroizing;
 
-use crate::Error;
+use crate::{Cert, Error};
 
 const GM_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.1");
 const SM4: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104");
@@ -90,7 +90,7 @@ fn password_cipher(password: &[u8]) -> Result<(Sm4, Zeroizing<[u8; 16]>), Error>
 /// The signing key and certificate in a CFCA `.sm2` file (DER, PEM `CFCA KEY`, or Base64),
 /// opened with `password`. A wrong password, or a key that is not the certificate's, is
 /// [`Error::Decryption`].
-pub fn open_sm2_file(data: &[u8], password: &[u8]) -> Result<(SigningKey, Certificate), Error> {
+pub fn open_sm2_file(data: &[u8], password: &[u8]) -> Result<(SigningKey, Cert), Error> {
     let der = der_of(data, "CFCA .sm2 file")?;
     let file = Sm2File::from_der(&der)?;
     if file.version != 1 {
@@ -112,7 +112,7 @@ pub fn open_sm2_file(data: &[u8], password: &[u8]) -> Result<(SigningKey, Certif
             file.key.algorithm
         )));
     }
-    let cert = Certificate::from_der(file.certificate.certificate.as_bytes())?;
+    let cert = Cert::from_der(file.certificate.certificate.as_bytes())?;
     let (cipher, iv) = password_cipher(password)?;
     let wrong = || Error::Decryption("the .sm2 file does not open with this password".into());
     let d = Zeroizing::new(

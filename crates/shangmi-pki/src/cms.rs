@@ -17,7 +17,7 @@ use x509_cert::Certificate;
 use x509_cert::attr::{Attribute, AttributeValue};
 use x509_cert::time::Time;
 
-use crate::{DEFAULT_ID, Error, Verifier};
+use crate::{Cert, DEFAULT_ID, Error, Verifier};
 
 /// Which content-type OIDs a message is written with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +79,7 @@ pub struct CmsSigner<'a> {
 pub fn sign(
     content: &[u8],
     signers: &[CmsSigner<'_>],
-    extra_certs: &[Certificate],
+    extra_certs: &[Cert],
     detached: bool,
     flavor: Flavor,
 ) -> Result<Vec<u8>, Error> {
@@ -118,7 +118,7 @@ pub fn sign(
 pub fn sign_gmssl(
     content: &[u8],
     signers: &[CmsSigner<'_>],
-    extra_certs: &[Certificate],
+    extra_certs: &[Cert],
 ) -> Result<Vec<u8>, Error> {
     let (data_oid, signed_oid) = Flavor::Gm.oids();
     let encap = EncapsulatedContentInfo {
@@ -150,7 +150,7 @@ pub struct Verified {
     /// The content (attached, or the detached content that was given).
     pub content: Vec<u8>,
     /// Each signer's certificate, in the order of the signer infos (a SET, so DER order).
-    pub signers: Vec<Certificate>,
+    pub signers: Vec<Cert>,
     /// The content-type OIDs it was written with.
     pub flavor: Flavor,
 }
@@ -232,22 +232,12 @@ fn verify_impl(
     })
 }
 
-/// A certificate a message includes: as parsed, and as the bytes it was included as.
-pub(crate) struct Included {
-    pub(crate) cert: Certificate,
-    pub(crate) der: Vec<u8>,
-}
-
 /// The certificates a message includes (other certificate formats skipped), `content` being
-/// its SignedData or SignedAndEnvelopedData.
-pub(crate) fn included_certificates(content: &der::Any) -> Result<Vec<Included>, Error> {
+/// its SignedData or SignedAndEnvelopedData, each as the bytes it was included as.
+pub(crate) fn included_certificates(content: &der::Any) -> Result<Vec<Cert>, Error> {
     crate::read::included_certificate_ders(&content.to_der()?)?
-        .into_iter()
-        .map(|der| {
-            let cert = Certificate::from_der(&der)
-                .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
-            Ok(Included { cert, der })
-        })
+        .iter()
+        .map(|der| Cert::from_der(der))
         .collect()
 }
 
@@ -260,28 +250,25 @@ pub(crate) fn included_certificates(content: &der::Any) -> Result<Vec<Included>,
 /// [`Signed::GmsslDigest`]).
 pub(crate) fn verify_signers(
     infos: &SignerInfos,
-    certs: &[Included],
+    certs: &[Cert],
     content: &[u8],
     content_type: ObjectIdentifier,
     verifier: &Verifier,
     gmssl: Option<&[u8]>,
-) -> Result<Vec<Certificate>, Error> {
+) -> Result<Vec<Cert>, Error> {
     if infos.0.is_empty() {
         return Err(bad("no signer"));
     }
     let digest = shangmi::sm3::hash(content);
     let mut signers = Vec::new();
-    // Chains are verified over the certificates' bytes as included.
-    let ders: Vec<Vec<u8>> = certs.iter().map(|c| c.der.clone()).collect();
     for si in infos.0.iter() {
         let included = match &si.sid {
             SignerIdentifier::IssuerAndSerialNumber(ias) => certs.iter().find(|c| {
-                c.cert.tbs_certificate().issuer() == &ias.issuer
-                    && c.cert.tbs_certificate().serial_number() == &ias.serial_number
+                c.tbs_certificate().issuer() == &ias.issuer
+                    && c.tbs_certificate().serial_number() == &ias.serial_number
             }),
             SignerIdentifier::SubjectKeyIdentifier(ski) => certs.iter().find(|c| {
-                c.cert
-                    .tbs_certificate()
+                c.tbs_certificate()
                     .get_extension::<x509_cert::ext::pkix::SubjectKeyIdentifier>()
                     .ok()
                     .flatten()
@@ -289,7 +276,7 @@ pub(crate) fn verify_signers(
             }),
         }
         .ok_or_else(|| bad("a signer's certificate is not in the message"))?;
-        let cert = &included.cert;
+        let cert = included;
         if si.digest_alg.oid != SM3 {
             return Err(Error::Unsupported(format!(
                 "digest {} (only SM3)",
@@ -342,7 +329,8 @@ pub(crate) fn verify_signers(
         if !verifier.anchor_may_sign(cert) {
             crate::usage::check_signing(cert, crate::Purpose::Document)?;
         }
-        verifier.verify_encoded(&included.der, &ders)?;
+        // Chains are verified over the certificates' bytes as included.
+        verifier.verify(included, certs)?;
         signers.push(cert.clone());
     }
     Ok(signers)
@@ -419,10 +407,14 @@ pub(crate) fn signer_infos(
 /// The signers' certificates and `extra`, each once.
 pub(crate) fn certificate_set(
     signers: &[CmsSigner<'_>],
-    extra: &[Certificate],
+    extra: &[Cert],
 ) -> Result<CertificateSet, Error> {
     let mut certs: Vec<CertificateChoices> = Vec::new();
-    for c in signers.iter().map(|s| s.cert).chain(extra) {
+    for c in signers
+        .iter()
+        .map(|s| s.cert)
+        .chain(extra.iter().map(Cert::certificate))
+    {
         let choice = CertificateChoices::Certificate(c.clone());
         if !certs.contains(&choice) {
             certs.push(choice);

@@ -24,8 +24,8 @@ use x509_cert::Certificate;
 use x509_cert::ext::pkix::SubjectKeyIdentifier;
 use zeroize::Zeroizing;
 
-use crate::Error;
 use crate::cms::Flavor;
+use crate::{Cert, Error};
 
 pub(crate) const PKCS7_DATA: ObjectIdentifier =
     ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
@@ -137,11 +137,7 @@ pub(crate) fn random<const N: usize>() -> Result<Zeroizing<[u8; N]>, Error> {
 
 /// EnvelopedData of `content` for every certificate in `recipients`, SM4-CBC, the keys in
 /// DER. Returns the DER ContentInfo.
-pub fn encrypt(
-    content: &[u8],
-    recipients: &[Certificate],
-    flavor: Flavor,
-) -> Result<Vec<u8>, Error> {
+pub fn encrypt(content: &[u8], recipients: &[Cert], flavor: Flavor) -> Result<Vec<u8>, Error> {
     encrypt_with(
         content,
         recipients,
@@ -154,11 +150,7 @@ pub fn encrypt(
 
 /// EnvelopedData of `content` for every certificate in `recipients`, written as `how` says.
 /// Returns the DER ContentInfo.
-pub fn encrypt_with(
-    content: &[u8],
-    recipients: &[Certificate],
-    how: &Envelope,
-) -> Result<Vec<u8>, Error> {
+pub fn encrypt_with(content: &[u8], recipients: &[Cert], how: &Envelope) -> Result<Vec<u8>, Error> {
     if recipients.is_empty() {
         return Err(Error::InvalidArgument("no recipient".into()));
     }

@@ -26,7 +26,7 @@ use x509_cert::time::{Time, Validity};
 use x509_cert::{Certificate, TbsCertificate};
 
 use crate::signer::Signer;
-use crate::{DEFAULT_ID, Error};
+use crate::{Cert, DEFAULT_ID, Error};
 
 /// What a certificate says about its subject beyond name and key.
 #[derive(Clone, Debug)]
@@ -197,7 +197,7 @@ fn certificate(
     issuer_key: &SigningKey,
     issue: &Issue,
     san: Vec<GeneralName>,
-) -> Result<Certificate, Error> {
+) -> Result<Cert, Error> {
     let profile = Profile {
         subject,
         issuer,
@@ -212,6 +212,7 @@ fn certificate(
     };
     builder
         .build::<_, crate::signer::DerSignature>(&signer)
+        .map(Cert::from)
         .map_err(build_err)
 }
 
@@ -227,7 +228,7 @@ fn sans(list: &[String]) -> Result<Vec<GeneralName>, Error> {
 }
 
 /// A self-signed certificate for `key` (a root CA with [`Issue::ca`]).
-pub fn self_signed(key: &SigningKey, subject: &str, issue: &Issue) -> Result<Certificate, Error> {
+pub fn self_signed(key: &SigningKey, subject: &str, issue: &Issue) -> Result<Cert, Error> {
     let name = parse_name(subject)?;
     certificate(
         name.clone(),
@@ -269,11 +270,7 @@ fn check_possession(csr: &CertReq) -> Result<(), Error> {
 
 /// A self-signed certificate for the subject and key of `csr`, signed by `key`, which must be
 /// the request's key (its signature is checked first, as by [`sign_request`]).
-pub fn self_sign_request(
-    csr: &CertReq,
-    key: &SigningKey,
-    issue: &Issue,
-) -> Result<Certificate, Error> {
+pub fn self_sign_request(csr: &CertReq, key: &SigningKey, issue: &Issue) -> Result<Cert, Error> {
     check_possession(csr)?;
     if crate::alg::public_key(&csr.info.public_key)? != *key.verifying_key() {
         return Err(Error::InvalidArgument(
@@ -302,7 +299,7 @@ pub fn sign_request(
     ca_cert: &Certificate,
     ca_key: &SigningKey,
     issue: &Issue,
-) -> Result<Certificate, Error> {
+) -> Result<Cert, Error> {
     check_possession(csr)?;
     let ca_public = crate::alg::public_key(ca_cert.tbs_certificate().subject_public_key_info())?;
     if ca_public != *ca_key.verifying_key() {

@@ -26,6 +26,7 @@ struct ReadmeDoctests;
 
 mod alg;
 mod ber;
+mod cert;
 mod cfca;
 mod cms;
 mod envelope;
@@ -42,6 +43,7 @@ mod usage;
 mod verify;
 
 pub use alg::{SM2_WITH_SM3, public_key};
+pub use cert::Cert;
 pub use cfca::{
     open_escrowed_key as open_cfca_escrowed_key, open_sm2_file as open_cfca_sm2_file,
     sm2_file as cfca_sm2_file,

@@ -95,8 +95,12 @@ pub(crate) fn content_info(message: &[u8]) -> Result<cms::content_info::ContentI
 }
 
 /// Every certificate in `data` (PEM `CERTIFICATE` blocks, or one DER certificate).
-pub fn certificates(data: &[u8]) -> Result<Vec<Certificate>, Error> {
-    blocks(data, &["CERTIFICATE", "X509 CERTIFICATE"], "certificate")
+/// Each keeps the bytes it was read from (see [`Cert`](crate::Cert)).
+pub fn certificates(data: &[u8]) -> Result<Vec<crate::Cert>, Error> {
+    match pem_bodies(data, &["CERTIFICATE", "X509 CERTIFICATE"], "certificate")? {
+        None => Ok(vec![crate::Cert::from_der(data)?]),
+        Some(bodies) => bodies.iter().map(|b| crate::Cert::from_der(b)).collect(),
+    }
 }
 
 /// Every certificate in `data` as the DER bytes written there (not re-encoded), each checked

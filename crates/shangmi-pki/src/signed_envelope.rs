@@ -27,12 +27,11 @@ use der::asn1::{Any, OctetString, SetOfVec};
 use der::{Decode, Encode, Reader, Sequence, SliceReader, Tag, Tagged};
 use shangmi::sm2::SigningKey;
 use spki::AlgorithmIdentifierOwned;
-use x509_cert::Certificate;
 use zeroize::Zeroizing;
 
 use crate::cms::{CmsSigner, Flavor};
 use crate::envelope::{self, Cipher, ContentCipher, Envelope};
-use crate::{Error, Verifier};
+use crate::{Cert, Error, Verifier};
 
 const PKCS7_SIGNED_ENVELOPED: ObjectIdentifier =
     ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.4");
@@ -70,7 +69,7 @@ pub struct Opened {
     /// The content, wiped when dropped.
     pub content: Zeroizing<Vec<u8>>,
     /// Each signer's certificate, in the order of the signer infos.
-    pub signers: Vec<Certificate>,
+    pub signers: Vec<crate::Cert>,
     /// The content-type OIDs it was written with.
     pub flavor: Flavor,
 }
@@ -80,7 +79,7 @@ pub struct Opened {
 pub fn sign_and_encrypt(
     content: &[u8],
     signers: &[CmsSigner<'_>],
-    recipients: &[Certificate],
+    recipients: &[Cert],
     flavor: Flavor,
 ) -> Result<Vec<u8>, Error> {
     if signers.is_empty() || recipients.is_empty() {

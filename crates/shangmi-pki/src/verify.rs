@@ -14,7 +14,7 @@ use x509_cert::Certificate;
 use x509_cert::crl::CertificateList;
 use x509_cert::ext::pkix::{BasicConstraints, KeyUsage, KeyUsages};
 
-use crate::{DEFAULT_ID, Error, Rule};
+use crate::{Cert, DEFAULT_ID, Error, Rule};
 
 /// No real chain is longer; a loop of cross-certificates stops here.
 const MAX_DEPTH: usize = 8;
@@ -83,22 +83,26 @@ impl core::fmt::Debug for KeyCache {
     }
 }
 
-/// The signed parts of certificates as they were encoded, by their canonical re-encoding: a
-/// parsed certificate is looked up by what its own `to_der` gives, which finds bytes that
-/// parse to exactly its content (so no other certificate's signed part can be substituted).
-type SignedParts = HashMap<Vec<u8>, Vec<u8>>;
+/// A CRL and its signed part as encoded (what the signature covers).
+#[derive(Clone, Debug)]
+struct Crl {
+    list: CertificateList,
+    signed: Vec<u8>,
+}
+
+/// How many issuer signatures one verification may try while it searches for a path: cross
+/// certificates and re-keyed CAs give a few candidates per step, never this many.
+const SEARCH_BUDGET: usize = 64;
 
 /// Verifies certificates against trust anchors. One verifier may serve many threads; it keeps
 /// the issuer keys it meets precomputed, so repeated verifications under the same anchors and
 /// intermediates cost about a quarter of the first.
 #[derive(Clone, Debug)]
 pub struct Verifier {
-    anchors: Vec<Certificate>,
+    anchors: Vec<Cert>,
     id: Vec<u8>,
     at: Option<SystemTime>,
-    crls: Vec<CertificateList>,
-    /// The CRLs' signed parts as they were encoded, when given as DER.
-    crl_signed: SignedParts,
+    crls: Vec<Crl>,
     keys: KeyCache,
     /// Whether a trust anchor may sign CMS content whatever its key usage.
     anchor_signers: bool,
@@ -123,16 +127,22 @@ fn extension<T: AssociatedOid + for<'a> Decode<'a>>(c: &Certificate) -> Result<O
         .map_err(|e| chain_err(c, Rule::CriticalExtension, format!("extension: {e}")))
 }
 
+/// What one step of the path search learned when a candidate issuer did not lead to an
+/// anchor; a candidate whose key verified the signature says more than one whose did not.
+struct Failure {
+    error: Error,
+    signed: bool,
+}
+
 impl Verifier {
     /// A verifier trusting `anchors`, checking signatures with GM/T 0009's default ID, at the
     /// current time, with no CRLs.
-    pub fn new(anchors: Vec<Certificate>) -> Self {
+    pub fn new<C: Into<Cert>>(anchors: impl IntoIterator<Item = C>) -> Self {
         Verifier {
-            anchors,
+            anchors: anchors.into_iter().map(Into::into).collect(),
             id: DEFAULT_ID.to_vec(),
             at: None,
             crls: Vec::new(),
-            crl_signed: SignedParts::new(),
             keys: KeyCache::default(),
             anchor_signers: false,
         }
@@ -164,155 +174,144 @@ impl Verifier {
         self
     }
 
-    /// CRLs to check revocation against (a CRL counts for the issuer that signed it).
+    /// CRLs to check revocation against (a CRL counts for the issuer that signed it), each
+    /// signature checked over its DER encoding; for CRLs as received use
+    /// [`Verifier::with_encoded_crls`], which keeps their bytes.
     pub fn with_crls(mut self, crls: Vec<CertificateList>) -> Self {
-        self.crls = crls;
+        for list in crls {
+            let signed = list.tbs_cert_list.to_der().unwrap_or_default();
+            self.crls.push(Crl { list, signed });
+        }
         self
     }
 
-    /// [`Verifier::with_crls`] for CRLs in PEM or DER as received, each signature checked over
-    /// its signed part as encoded (see [`Verifier::verify_encoded`]).
+    /// CRLs in PEM or DER as received, each signature checked over its signed part as
+    /// encoded.
     pub fn with_encoded_crls(mut self, data: &[u8]) -> Result<Self, Error> {
         for der in crate::read::crl_ders(data)? {
-            let crl = CertificateList::from_der(&der)
+            let list = CertificateList::from_der(&der)
                 .map_err(|e| Error::Malformed(format!("CRL: {e}")))?;
-            let canonical = crl.tbs_cert_list.to_der()?;
-            let raw = crate::read::signed_part(&der)?;
-            if raw != canonical {
-                self.crl_signed.insert(canonical, raw);
-            }
-            self.crls.push(crl);
+            let signed = crate::read::signed_part(&der)?;
+            self.crls.push(Crl { list, signed });
         }
         Ok(self)
     }
 
     /// Verifies `cert` up to an anchor, using `untrusted` as intermediates; returns the path,
-    /// from `cert` to the anchor. Signatures are checked over each certificate's canonical
-    /// DER; for certificates as received (which may carry explicit DEFAULT values that a
-    /// parse drops), use [`Verifier::verify_encoded`].
-    pub fn verify(
-        &self,
-        cert: &Certificate,
-        untrusted: &[Certificate],
-    ) -> Result<Vec<Certificate>, Error> {
-        self.verify_with(cert, untrusted, &SignedParts::new())
-    }
-
-    /// [`Verifier::verify`] for certificates given as DER, each signature checked over the
-    /// signed part exactly as it was encoded (as every issuer signed it).
-    pub fn verify_encoded(
-        &self,
-        cert: &[u8],
-        untrusted: &[Vec<u8>],
-    ) -> Result<Vec<Certificate>, Error> {
-        let mut signed = SignedParts::new();
-        let mut parse = |der: &[u8]| -> Result<Certificate, Error> {
-            let c = Certificate::from_der(der)
-                .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
-            let canonical = c.tbs_certificate().to_der()?;
-            let raw = crate::read::signed_part(der)?;
-            if raw != canonical {
-                signed.insert(canonical, raw);
-            }
-            Ok(c)
-        };
-        let leaf = parse(cert)?;
-        let others = untrusted
-            .iter()
-            .map(|d| parse(d))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.verify_with(&leaf, &others, &signed)
-    }
-
-    fn verify_with(
-        &self,
-        cert: &Certificate,
-        untrusted: &[Certificate],
-        signed: &SignedParts,
-    ) -> Result<Vec<Certificate>, Error> {
+    /// from `cert` to the anchor. Each signature is checked over the signed part as its
+    /// certificate holds it ([`Cert::signed_part`]). Where several certificates could be an
+    /// issuer (cross-signed roots, a re-keyed CA under the same name), each is tried in turn,
+    /// anchors first, until one leads to an anchor.
+    pub fn verify(&self, cert: &Cert, untrusted: &[Cert]) -> Result<Vec<Cert>, Error> {
         let at = self.at.unwrap_or_else(SystemTime::now);
         let mut path = vec![cert.clone()];
-        loop {
-            let current = path
-                .last()
-                .expect("the path starts with the certificate")
-                .clone();
-            self.check_one(&current, at)?;
-            if self.is_anchor(&current) {
-                break;
-            }
-            if path.len() > MAX_DEPTH {
-                return Err(chain_err(
-                    cert,
-                    Rule::TooLong,
-                    "no anchor within 8 certificates",
-                ));
-            }
-            let issuer = self.find_issuer(&current, untrusted, &path, signed)?;
-            // The certificates below the issuer other than the end entity: CAs.
-            let cas_below = path.len() - 1;
-            self.check_issuer(&issuer, cas_below)?;
-            self.check_revocation(&current, &issuer, at)?;
-            path.push(issuer);
+        let mut budget = SEARCH_BUDGET;
+        match self.extend(&mut path, untrusted, at, &mut budget) {
+            Ok(()) => Ok(path),
+            Err(f) => Err(f.error),
         }
-        Ok(path)
     }
 
-    fn is_anchor(&self, c: &Certificate) -> bool {
-        self.anchors.iter().any(|a| a == c)
-    }
-
-    /// The certificate that issued `c`: its subject is `c`'s issuer and its key verifies `c`'s
-    /// signature. Anchors are preferred; a certificate already on the path is not used again.
-    fn find_issuer(
+    /// Extends `path` (whose last certificate is not yet checked) to an anchor, depth first;
+    /// on failure `path` is as it was given.
+    fn extend(
         &self,
-        c: &Certificate,
-        untrusted: &[Certificate],
-        path: &[Certificate],
-        signed: &SignedParts,
-    ) -> Result<Certificate, Error> {
-        let issuer_name = c.tbs_certificate().issuer();
+        path: &mut Vec<Cert>,
+        untrusted: &[Cert],
+        at: SystemTime,
+        budget: &mut usize,
+    ) -> Result<(), Failure> {
+        let current = path
+            .last()
+            .expect("the path starts with the certificate")
+            .clone();
+        let fail = |error| Failure {
+            error,
+            signed: true,
+        };
+        self.check_one(&current, at).map_err(fail)?;
+        if self.is_anchor(&current) {
+            return Ok(());
+        }
+        if path.len() > MAX_DEPTH {
+            return Err(fail(chain_err(
+                &path[0],
+                Rule::TooLong,
+                "no anchor within 8 certificates",
+            )));
+        }
+        let issuer_name = current.tbs_certificate().issuer();
         let mut named = 0;
-        let mut last_failure = String::new();
+        let mut best: Option<Failure> = None;
         for candidate in self.anchors.iter().chain(untrusted) {
             if candidate.tbs_certificate().subject() != issuer_name || path.contains(candidate) {
                 continue;
             }
             named += 1;
-            match self.signature_ok(c, candidate, signed) {
-                Ok(()) => return Ok(candidate.clone()),
-                Err(e) => last_failure = e,
+            if *budget == 0 {
+                return Err(fail(chain_err(
+                    &current,
+                    Rule::TooLong,
+                    format!("gave up the path search after {SEARCH_BUDGET} candidate issuers"),
+                )));
+            }
+            *budget -= 1;
+            let attempt = match self.signature_ok(&current, candidate) {
+                Err(detail) => Err(Failure {
+                    error: chain_err(&current, Rule::Signature, detail),
+                    signed: false,
+                }),
+                Ok(()) => self
+                    .check_issuer(candidate, path.len() - 1)
+                    .and_then(|()| self.check_revocation(&current, candidate, at))
+                    .map_err(fail)
+                    .and_then(|()| {
+                        path.push(candidate.clone());
+                        let r = self.extend(path, untrusted, at, budget);
+                        if r.is_err() {
+                            path.pop();
+                        }
+                        r
+                    }),
+            };
+            match attempt {
+                Ok(()) => return Ok(()),
+                Err(f) => {
+                    if best.as_ref().is_none_or(|b| f.signed && !b.signed) {
+                        best = Some(f);
+                    }
+                }
             }
         }
         // A self-signed certificate that is not an anchor ends the search.
         if named == 0 {
-            return Err(chain_err(
-                c,
-                Rule::NoIssuer,
-                format!("no trusted or given certificate is its issuer \"{issuer_name}\""),
-            ));
+            return Err(Failure {
+                error: chain_err(
+                    &current,
+                    Rule::NoIssuer,
+                    format!("no trusted or given certificate is its issuer \"{issuer_name}\""),
+                ),
+                signed: false,
+            });
         }
-        Err(chain_err(c, Rule::Signature, last_failure))
+        Err(best.expect("a named candidate left a failure"))
     }
 
-    fn signature_ok(
-        &self,
-        c: &Certificate,
-        issuer: &Certificate,
-        signed: &SignedParts,
-    ) -> Result<(), String> {
+    fn is_anchor(&self, c: &Certificate) -> bool {
+        self.anchors.iter().any(|a| a.certificate() == c)
+    }
+
+    fn signature_ok(&self, c: &Cert, issuer: &Cert) -> Result<(), String> {
         let key: VerifyingKey =
             crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())
                 .map_err(|e| format!("issuer \"{}\": {e}", subject(issuer)))?;
-        let canonical = c.tbs_certificate().to_der().map_err(|e| e.to_string())?;
-        let tbs = signed.get(&canonical).unwrap_or(&canonical);
         if c.signature_algorithm() != c.tbs_certificate().signature() {
             return Err("the signature algorithm inside and outside the signed part differ".into());
         }
         crate::alg::verify_with(
             &key,
             &self.id,
-            tbs,
+            c.signed_part(),
             c.signature_algorithm(),
             c.signature(),
             |k, id, m, sig| self.keys.verify(k, id, m, sig),
@@ -398,21 +397,19 @@ impl Verifier {
         at: SystemTime,
     ) -> Result<(), Error> {
         let issuer_name = c.tbs_certificate().issuer();
-        let named: Vec<&CertificateList> = self
+        let named: Vec<&Crl> = self
             .crls
             .iter()
-            .filter(|l| &l.tbs_cert_list.issuer == issuer_name)
+            .filter(|l| &l.list.tbs_cert_list.issuer == issuer_name)
             .collect();
         let mut bad_signature = None;
         let mut verified = 0;
-        for crl in named {
+        for Crl { list: crl, signed } in named {
             let key = crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())?;
-            let canonical = crl.tbs_cert_list.to_der()?;
-            let tbs = self.crl_signed.get(&canonical).unwrap_or(&canonical);
             if let Err(e) = crate::alg::verify(
                 &key,
                 &self.id,
-                tbs,
+                signed,
                 &crl.signature_algorithm,
                 &crl.signature,
             ) {

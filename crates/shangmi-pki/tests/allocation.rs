@@ -2,7 +2,8 @@
 //! with 300 names, read from DER under a counting allocator. The bytes allocated in total (not
 //! only at the peak) stay under twice the encoding plus a fixed 6 KiB: the owned structure
 //! costs about 4-5 KiB however small the certificate (a 500-byte one allocates about ten times
-//! its size in some 35 allocations), and a large one little more than its own size.
+//! its size in some 35 allocations), and a large one little more than its own size, plus the
+//! one copy of its bytes a `Cert` keeps (what its signature is checked over).
 
 /// (encoding length, bytes allocated in total) for parsing `der`.
 fn cost(der: &[u8]) -> (usize, u64) {
@@ -51,6 +52,6 @@ fn a_large_certificate_allocates_little_more_than_itself() {
     let der = der::Encode::to_der(&cert).unwrap();
     let (len, used) = cost(&der);
     assert!(len > 6000);
-    bounded("300 names", (len, used));
-    assert!(used < 2 * len as u64, "{used} for {len}");
+    // The decoded view about 1.3 times the encoding, the kept bytes once.
+    assert!(used < 5 * len as u64 / 2, "{used} for {len}");
 }

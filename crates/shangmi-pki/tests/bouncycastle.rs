@@ -11,8 +11,8 @@ use std::time::SystemTime;
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{
-    CmsSigner, Flavor, Issue, Rule, Verifier, certificate_ders, certificates, cms_sign, cms_verify,
-    crl, crls, request, requests, self_signed, sign_request,
+    CmsSigner, Flavor, Issue, Rule, Verifier, certificates, cms_sign, cms_verify, crl, crls,
+    request, requests, self_signed, sign_request,
 };
 
 fn pem<T: EncodePem>(t: &T) -> String {
@@ -91,14 +91,11 @@ fn bouncycastle_and_shangmi_read_each_others_certificates_and_signed_data() {
     assert!(ok(&["issue", "bc"]));
     let read = |f: &str| std::fs::read(d.join("bc").join(f)).unwrap();
     let their_root = certificates(&read("root.pem")).unwrap().remove(0);
-    let their_leaf = certificate_ders(&read("leaf.pem")).unwrap().remove(0);
+    let their_leaf = certificates(&read("leaf.pem")).unwrap().remove(0);
     let v = Verifier::new(vec![their_root.clone()]);
-    v.verify_encoded(&their_leaf, &[]).unwrap();
+    v.verify(&their_leaf, &[]).unwrap();
     let their_crls = crls(&read("root.crl")).unwrap();
-    let revoked = v
-        .clone()
-        .with_crls(their_crls)
-        .verify_encoded(&their_leaf, &[]);
+    let revoked = v.clone().with_crls(their_crls).verify(&their_leaf, &[]);
     assert_eq!(revoked.err().and_then(|e| e.rule()), Some(Rule::Revoked));
     let their_csr = requests(&read("leaf.csr")).unwrap().remove(0);
     shangmi_pki::verify_request(&their_csr, shangmi_pki::DEFAULT_ID).unwrap();

@@ -11,10 +11,10 @@ use shangmi_pki::{
 
 struct Pki {
     root_key: SigningKey,
-    root: shangmi_pki::Certificate,
+    root: shangmi_pki::Cert,
     mid_key: SigningKey,
-    mid: shangmi_pki::Certificate,
-    leaf: shangmi_pki::Certificate,
+    mid: shangmi_pki::Cert,
+    leaf: shangmi_pki::Cert,
 }
 
 fn pki(mid_issue: Issue) -> Pki {
@@ -35,7 +35,7 @@ fn pki(mid_issue: Issue) -> Pki {
     }
 }
 
-fn rule(r: Result<Vec<shangmi_pki::Certificate>, Error>) -> Option<Rule> {
+fn rule(r: Result<Vec<shangmi_pki::Cert>, Error>) -> Option<Rule> {
     r.err().and_then(|e| e.rule())
 }
 
@@ -102,7 +102,7 @@ fn each_rule_is_enforced_and_named() {
     let mut der = p.leaf.to_der().unwrap();
     let at = der.len() - 80;
     der[at] ^= 1;
-    if let Ok(bad) = shangmi_pki::Certificate::from_der(&der) {
+    if let Ok(bad) = shangmi_pki::Cert::from_der(&der) {
         assert!(v.verify(&bad, &mid).is_err());
     }
     // Revocation: a CRL from the intermediate listing the leaf.
@@ -250,12 +250,15 @@ fn signatures_are_checked_over_the_bytes_as_encoded() {
     let parsed = shangmi_pki::Certificate::from_der(&leaf).unwrap();
     assert_ne!(parsed.to_der().unwrap(), leaf);
     let v = Verifier::new(vec![p.root.clone()]);
-    let mid = vec![p.mid.to_der().unwrap()];
-    let path = v.verify_encoded(&leaf, &mid).unwrap();
+    let mid = vec![p.mid.clone()];
+    let kept = shangmi_pki::Cert::from_der(&leaf).unwrap();
+    assert_eq!(kept.der(), leaf);
+    let path = v.verify(&kept, &mid).unwrap();
     assert_eq!(path.len(), 3);
+    assert_eq!(path[0].der(), leaf);
     // Checked over the re-encoding, the issuer's signature does not hold.
     assert_eq!(
-        rule(v.verify(&parsed, std::slice::from_ref(&p.mid))),
+        rule(v.verify(&parsed.clone().into(), std::slice::from_ref(&p.mid))),
         Some(Rule::Signature)
     );
     // And the bytes are really what is checked: any change to them fails.
@@ -263,7 +266,8 @@ fn signatures_are_checked_over_the_bytes_as_encoded() {
     let at = tampered.len() / 2;
     tampered[at] ^= 0x01;
     if shangmi_pki::Certificate::from_der(&tampered).is_ok() {
-        assert!(v.verify_encoded(&tampered, &mid).is_err());
+        let tampered = shangmi_pki::Cert::from_der(&tampered).unwrap();
+        assert!(v.verify(&tampered, &mid).is_err());
     }
     // A CRL written the same way revokes the leaf; read back and re-encoded, its signature
     // would not hold.
@@ -279,12 +283,9 @@ fn signatures_are_checked_over_the_bytes_as_encoded() {
     .unwrap();
     let list = with_explicit_defaults(&list.to_der().unwrap(), &p.mid_key, 0xa0);
     let revoking = v.clone().with_encoded_crls(&list).unwrap();
-    assert_eq!(
-        rule(revoking.verify_encoded(&leaf, &mid)),
-        Some(Rule::Revoked)
-    );
+    assert_eq!(rule(revoking.verify(&kept, &mid)), Some(Rule::Revoked));
     let reencoded = v.clone().with_crls(crls(&list).unwrap());
-    assert_eq!(rule(reencoded.verify_encoded(&leaf, &mid)), Some(Rule::Crl));
+    assert_eq!(rule(reencoded.verify(&kept, &mid)), Some(Rule::Crl));
 }
 
 /// The CRL re-signed by `key` after `change` (a critical extension added, say).
@@ -443,6 +444,87 @@ fn a_signer_certificate_with_explicit_defaults_verifies_inside_signed_data() {
         assert_ne!(as_issued, msg);
         let ok = shangmi_pki::cms_verify(&as_issued, None, &v).unwrap();
         assert_eq!(ok.content, b"signed");
-        assert_eq!(ok.signers, vec![parsed.clone()]);
+        assert_eq!(ok.signers.len(), 1);
+        assert_eq!(ok.signers[0].certificate(), &parsed);
+        assert_eq!(ok.signers[0].der(), raw);
     }
+}
+
+/// Several certificates can be an issuer (a CA cross-signed by two roots, a CA re-issued under
+/// the same name and key): the path search tries each, and one that leads nowhere (to a root
+/// that is not trusted, or through an expired cross certificate) does not hide one that
+/// reaches an anchor.
+#[test]
+fn the_path_search_tries_every_candidate_issuer() {
+    let name = "/C=CN/O=Test/CN=Cross CA";
+    let anchor_key = SigningKey::random().unwrap();
+    let anchor = self_signed(&anchor_key, "/C=CN/O=Test/CN=Trusted", &Issue::ca(3650)).unwrap();
+    let other_key = SigningKey::random().unwrap();
+    let other = self_signed(&other_key, "/C=CN/O=Test/CN=Other", &Issue::ca(3650)).unwrap();
+    // One CA key, certified three times: by an untrusted root, by the anchor, and by the
+    // anchor again in a certificate that has since expired.
+    let ca_key = SigningKey::random().unwrap();
+    let csr = request(&ca_key, name, &[]).unwrap();
+    let by_other = sign_request(&csr, &other, &other_key, &Issue::ca(3650)).unwrap();
+    let by_anchor = sign_request(&csr, &anchor, &anchor_key, &Issue::ca(3650)).unwrap();
+    let mut short = Issue::ca(1);
+    short.not_before = Some(SystemTime::now() - Duration::from_secs(3 * 86_400));
+    let expired = sign_request(&csr, &anchor, &anchor_key, &short).unwrap();
+    let leaf_key = SigningKey::random().unwrap();
+    let leaf_csr = request(&leaf_key, "/C=CN/O=Test/CN=leaf", &[]).unwrap();
+    let leaf = sign_request(&leaf_csr, &by_anchor, &ca_key, &Issue::leaf(30)).unwrap();
+    let v = Verifier::new(vec![anchor.clone()]);
+    // The dead ends come first in the list given.
+    let mut untrusted = vec![by_other.clone()];
+    untrusted.push(expired.clone());
+    untrusted.push(by_anchor.clone());
+    let path = v.verify(&leaf, &untrusted).unwrap();
+    assert_eq!(path.len(), 3);
+    assert_eq!(path[1], by_anchor);
+    assert_eq!(path[2], anchor);
+    // With the untrusted root trusted instead, the path goes through it.
+    let v2 = Verifier::new(vec![other.clone()]);
+    let path = v2.verify(&leaf, &untrusted).unwrap();
+    assert_eq!(path[1], by_other);
+    // Only dead ends: the error names what the issuer that verified ran into, not a
+    // signature mismatch.
+    let mut dead = vec![by_other];
+    dead.push(expired);
+    let r = v.verify(&leaf, &dead);
+    assert!(matches!(
+        rule(r),
+        Some(Rule::NoIssuer) | Some(Rule::Validity)
+    ));
+    // A leaf whose issuer key is none of the candidates': the signature rule.
+    let stranger = SigningKey::random().unwrap();
+    let impostor = self_signed(&stranger, name, &Issue::ca(30)).unwrap();
+    let forged = sign_request(&leaf_csr, &impostor, &stranger, &Issue::leaf(30)).unwrap();
+    assert_eq!(rule(v.verify(&forged, &untrusted)), Some(Rule::Signature));
+}
+
+/// Many certificates under one name and key cannot make the search run away: it stops with
+/// an error after a bounded number of candidates.
+#[test]
+fn a_maze_of_cross_certificates_ends_the_search() {
+    let anchor_key = SigningKey::random().unwrap();
+    let anchor = self_signed(&anchor_key, "/CN=Trusted", &Issue::ca(3650)).unwrap();
+    // Two names, each key certified by the other under many serials: every step has many
+    // candidates, none of which reaches the anchor.
+    let (ka, kb) = (SigningKey::random().unwrap(), SigningKey::random().unwrap());
+    let ra = request(&ka, "/CN=A", &[]).unwrap();
+    let rb = request(&kb, "/CN=B", &[]).unwrap();
+    let a0 = self_signed(&ka, "/CN=A", &Issue::ca(30)).unwrap();
+    let b0 = sign_request(&rb, &a0, &ka, &Issue::ca(30)).unwrap();
+    let mut maze = Vec::new();
+    for _ in 0..12 {
+        maze.push(sign_request(&ra, &b0, &kb, &Issue::ca(30)).unwrap());
+        maze.push(sign_request(&rb, &a0, &ka, &Issue::ca(30)).unwrap());
+    }
+    let leaf_key = SigningKey::random().unwrap();
+    let leaf_csr = request(&leaf_key, "/CN=leaf", &[]).unwrap();
+    let leaf = sign_request(&leaf_csr, &a0, &ka, &Issue::leaf(30)).unwrap();
+    let v = Verifier::new(vec![anchor]);
+    let started = std::time::Instant::now();
+    assert!(v.verify(&leaf, &maze).is_err());
+    assert!(started.elapsed() < Duration::from_secs(20));
 }

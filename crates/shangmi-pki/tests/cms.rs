@@ -7,14 +7,14 @@ mod common;
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{
-    Certificate, CmsSigner, ContentCipher, Envelope, Error, Flavor, Issue, RecipientName, Verifier,
-    WrappedKey, certificates, cms_decrypt, cms_encrypt, cms_encrypt_with, cms_sign, cms_verify,
-    request, self_signed, sign_request,
+    CmsSigner, ContentCipher, Envelope, Error, Flavor, Issue, RecipientName, Verifier, WrappedKey,
+    certificates, cms_decrypt, cms_encrypt, cms_encrypt_with, cms_sign, cms_verify, request,
+    self_signed, sign_request,
 };
 
 struct Party {
     key: SigningKey,
-    cert: Certificate,
+    cert: shangmi_pki::Cert,
 }
 
 fn ca() -> Party {
@@ -98,7 +98,7 @@ fn cfca_signed_data_without_signed_attributes_verifies() {
     let p7 = std::fs::read(path).unwrap();
     // Its signer's issuer is not in the corpus: trust the signer's certificate itself.
     let signer = {
-        let v = Verifier::new(vec![]);
+        let v = Verifier::new(Vec::<shangmi_pki::Cert>::new());
         match cms_verify(&p7, None, &v) {
             Err(Error::Chain { .. }) => {}
             other => panic!("expected a chain failure without anchors, got {other:?}"),
@@ -118,11 +118,10 @@ fn cfca_signed_data_without_signed_attributes_verifies() {
 
 /// The first certificate carried in a SignedData (a certificate is a SEQUENCE starting with
 /// a SEQUENCE whose first element is [0] version: found by trying every offset).
-fn first_cert(der: &[u8]) -> Certificate {
+fn first_cert(der: &[u8]) -> shangmi_pki::Cert {
     for i in 0..der.len() {
         if der[i] == 0x30
-            && let Ok(c) =
-                <Certificate as der::Decode>::from_der(&der[i..i + 2 + len_at(&der[i..])])
+            && let Ok(c) = shangmi_pki::Cert::from_der(&der[i..i + 2 + len_at(&der[i..])])
         {
             return c;
         }
@@ -488,7 +487,7 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
             args.extend(&opts);
             assert!(common::run(&peer, &d, &args), "{tag}");
             let theirs = std::fs::read(d.join("theirs.p7")).unwrap();
-            for c in [Some(cert), None] {
+            for c in [Some(cert.certificate()), None] {
                 let got = cms_decrypt(&theirs, key, c);
                 assert_eq!(got.unwrap().as_slice(), msg, "{tag}");
             }

@@ -4,14 +4,14 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use shangmi_pki::{Certificate, Rule, Verifier, certificates, crls, public_key, requests};
+use shangmi_pki::{Rule, Verifier, certificates, crls, public_key, requests};
 
 fn read(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/vectors/x509/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn cert(name: &str) -> Certificate {
+fn cert(name: &str) -> shangmi_pki::Cert {
     certificates(&read(name)).unwrap().remove(0)
 }
 
@@ -19,7 +19,7 @@ fn at(unix: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(unix)
 }
 
-fn rule(r: Result<Vec<Certificate>, shangmi_pki::Error>) -> Option<Rule> {
+fn rule(r: Result<Vec<shangmi_pki::Cert>, shangmi_pki::Error>) -> Option<Rule> {
     r.err().and_then(|e| e.rule())
 }
 
@@ -141,7 +141,7 @@ fn the_traps_fail_as_they_must() {
     assert!(v.verify(&cert("jsca-host-leaf.der"), &[]).is_err());
     // notBefore after notAfter: never valid.
     for t in [1_500_000_000, 1_560_000_000, 1_600_000_000, 1_800_000_000] {
-        let v = Verifier::new(vec![]).at(at(t));
+        let v = Verifier::new(Vec::<shangmi_pki::Cert>::new()).at(at(t));
         assert_eq!(
             rule(v.verify(&cert("tjfoc-smartca-inverted-validity.der"), &[])),
             Some(Rule::Validity)

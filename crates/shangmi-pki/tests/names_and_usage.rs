@@ -10,13 +10,17 @@ use shangmi_pki::{
 };
 use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
 
-fn root() -> (SigningKey, Certificate) {
+fn root() -> (SigningKey, shangmi_pki::Cert) {
     let key = SigningKey::random().unwrap();
     let cert = self_signed(&key, "CN=Names Root", &Issue::ca(2)).unwrap();
     (key, cert)
 }
 
-fn leaf(ca: &(SigningKey, Certificate), subject: &str, issue: Issue) -> (SigningKey, Certificate) {
+fn leaf(
+    ca: &(SigningKey, shangmi_pki::Cert),
+    subject: &str,
+    issue: Issue,
+) -> (SigningKey, shangmi_pki::Cert) {
     let key = SigningKey::random().unwrap();
     let csr = request(&key, subject, &[]).unwrap();
     (

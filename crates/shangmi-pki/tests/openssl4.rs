@@ -10,8 +10,8 @@ use std::process::Command;
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{
-    CmsSigner, Flavor, Issue, Verifier, certificate_ders, certificates, cms_sign, cms_verify,
-    request, self_signed, sign_request,
+    CmsSigner, Flavor, Issue, Verifier, certificates, cms_sign, cms_verify, request, self_signed,
+    sign_request,
 };
 
 fn openssl(tool: &Path, dir: &Path, args: &[&str]) -> (bool, Vec<u8>) {
@@ -157,9 +157,9 @@ fn openssl4_and_shangmi_verify_each_others_chains_and_signed_data() {
     ]));
     let read = |f: &str| std::fs::read(d.join(f)).unwrap();
     let their_root = certificates(&read("o4-root.pem")).unwrap().remove(0);
-    let their_leaf = certificate_ders(&read("o4-leaf.pem")).unwrap().remove(0);
+    let their_leaf = certificates(&read("o4-leaf.pem")).unwrap().remove(0);
     let v = Verifier::new(vec![their_root]);
-    v.verify_encoded(&their_leaf, &[]).unwrap();
+    v.verify(&their_leaf, &[]).unwrap();
     let verified = cms_verify(&read("theirs.p7"), None, &v).unwrap();
     assert_eq!(verified.content, msg);
     // And a certificate from a request OpenSSL made, signed here, verifies there.

@@ -7,7 +7,7 @@ mod common;
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{
-    Certificate, CmsSigner, Error, Flavor, Issue, Verifier, certificates, cms_decrypt_and_verify,
+    CmsSigner, Error, Flavor, Issue, Verifier, certificates, cms_decrypt_and_verify,
     cms_sign_and_encrypt, request, self_signed, sign_request,
 };
 
@@ -57,7 +57,7 @@ fn the_corpus_key_delivery_opens_and_verifies() {
 
 struct Party {
     key: SigningKey,
-    cert: Certificate,
+    cert: shangmi_pki::Cert,
 }
 
 fn pki() -> (Party, Party, Party) {

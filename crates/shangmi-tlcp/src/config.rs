@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use der::{Decode, Encode};
 use shangmi::sm2::{SigningKey, VerifyingKey};
-use shangmi_pki::{Certificate, Verifier};
+use shangmi_pki::{Cert, Certificate, Verifier};
 use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
 use zeroize::Zeroizing;
 
@@ -119,7 +119,7 @@ pub struct ClientConfig {
 impl ClientConfig {
     /// Trusting `roots` for servers' certificates, offering every suite (ECDHE only once
     /// client certificates are set: the SM2 key exchange needs them).
-    pub fn new(roots: Vec<Certificate>) -> ClientConfig {
+    pub fn new<C: Into<Cert>>(roots: impl IntoIterator<Item = C>) -> ClientConfig {
         ClientConfig {
             verifier: Verifier::new(roots),
             certs: None,
@@ -189,7 +189,11 @@ impl ServerConfig {
     }
 
     /// Requires client certificate pairs chaining to `roots` (and so allows the ECDHE suites).
-    pub fn with_client_auth(mut self, roots: Vec<Certificate>) -> Result<ServerConfig, Error> {
+    pub fn with_client_auth<C: Into<Cert>>(
+        mut self,
+        roots: impl IntoIterator<Item = C>,
+    ) -> Result<ServerConfig, Error> {
+        let roots: Vec<Cert> = roots.into_iter().map(Into::into).collect();
         let names = roots
             .iter()
             .map(|c| c.tbs_certificate().subject().to_der())
@@ -218,7 +222,10 @@ pub(crate) fn parse(der: &[u8]) -> Result<Certificate, Error> {
 }
 
 pub(crate) fn public_key(der: &[u8]) -> Result<VerifyingKey, Error> {
-    let c = parse(der)?;
+    key_of(&parse(der)?)
+}
+
+fn key_of(c: &Certificate) -> Result<VerifyingKey, Error> {
     shangmi_pki::public_key(c.tbs_certificate().subject_public_key_info())
         .map_err(|e| Error::Certificate(format!("not an SM2 key: {e}")))
 }
@@ -231,7 +238,10 @@ pub(crate) enum Role {
 
 /// The key usage the certificate's role needs, when the certificate states its usage.
 pub(crate) fn check_usage(der: &[u8], role: Role, what: &str) -> Result<(), Error> {
-    let c = parse(der)?;
+    check_usage_of(&parse(der)?, role, what)
+}
+
+fn check_usage_of(c: &Certificate, role: Role, what: &str) -> Result<(), Error> {
     let ku = c
         .tbs_certificate()
         .get_extension::<KeyUsage>()
@@ -256,6 +266,14 @@ pub(crate) fn check_usage(der: &[u8], role: Role, what: &str) -> Result<(), Erro
     }
 }
 
+/// The peer's certificates as sent, each keeping its bytes (what its signature covers).
+fn parse_all(certs: &[Vec<u8>]) -> Result<Vec<Cert>, Error> {
+    certs
+        .iter()
+        .map(|d| Cert::from_der(d).map_err(|e| Error::Certificate(format!("does not parse: {e}"))))
+        .collect()
+}
+
 /// The peer's signing and encryption certificates verified (chains, usage, and the server's
 /// name on the signing certificate when one is expected); their public keys.
 pub(crate) fn verify_pair(
@@ -268,12 +286,13 @@ pub(crate) fn verify_pair(
             "one certificate where TLCP sends two (signing, then encryption)".into(),
         ));
     }
-    let sign = verify_signing(verifier, certs, peer)?;
-    verify_one(verifier, certs, 1, "encryption certificate")?;
-    check_usage(&certs[1], Role::Encrypt, "encryption certificate")?;
-    shangmi_pki::check_extended(&parse(&certs[1])?, peer.purpose())
+    let certs = parse_all(certs)?;
+    let sign = verify_signing_cert(verifier, &certs, peer)?;
+    verify_one(verifier, &certs, 1, "encryption certificate")?;
+    check_usage_of(&certs[1], Role::Encrypt, "encryption certificate")?;
+    shangmi_pki::check_extended(&certs[1], peer.purpose())
         .map_err(|e| Error::Certificate(format!("encryption certificate: {e}")))?;
-    Ok((sign, public_key(&certs[1])?))
+    Ok((sign, key_of(&certs[1])?))
 }
 
 /// Whose certificates are being verified.
@@ -301,30 +320,27 @@ pub(crate) fn verify_signing(
     certs: &[Vec<u8>],
     peer: Peer<'_>,
 ) -> Result<VerifyingKey, Error> {
+    verify_signing_cert(verifier, &parse_all(certs)?, peer)
+}
+
+fn verify_signing_cert(
+    verifier: &Verifier,
+    certs: &[Cert],
+    peer: Peer<'_>,
+) -> Result<VerifyingKey, Error> {
     verify_one(verifier, certs, 0, "signing certificate")?;
-    shangmi_pki::check_signing(&parse(&certs[0])?, peer.purpose())
+    shangmi_pki::check_signing(&certs[0], peer.purpose())
         .map_err(|e| Error::Certificate(format!("signing certificate: {e}")))?;
     if let Peer::Server(name) = peer {
-        check_name(&certs[0], name)?;
+        shangmi_pki::check_host(&certs[0], name)
+            .map_err(|e| Error::Certificate(format!("signing certificate: {e}")))?;
     }
-    public_key(&certs[0])
+    key_of(&certs[0])
 }
 
-fn verify_one(verifier: &Verifier, certs: &[Vec<u8>], i: usize, what: &str) -> Result<(), Error> {
-    let others: Vec<Vec<u8>> = certs
-        .iter()
-        .enumerate()
-        .filter(|(j, _)| *j != i)
-        .map(|(_, c)| c.clone())
-        .collect();
+fn verify_one(verifier: &Verifier, certs: &[Cert], i: usize, what: &str) -> Result<(), Error> {
     verifier
-        .verify_encoded(&certs[i], &others)
+        .verify(&certs[i], certs)
         .map(drop)
         .map_err(|e| Error::Certificate(format!("{what}: {e}")))
-}
-
-/// The name on the signing certificate: the check every shangmi protocol shares.
-fn check_name(der: &[u8], name: &str) -> Result<(), Error> {
-    shangmi_pki::check_host(&parse(der)?, name)
-        .map_err(|e| Error::Certificate(format!("signing certificate: {e}")))
 }

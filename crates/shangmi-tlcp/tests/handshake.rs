@@ -8,12 +8,12 @@ use std::sync::Arc;
 use der::Encode;
 use der::flagset::FlagSet;
 use shangmi::sm2::SigningKey;
-use shangmi_pki::{Certificate, Issue};
+use shangmi_pki::Issue;
 use shangmi_tlcp::{ClientConfig, Connection, Error, Identity, ServerConfig, Suite};
 use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
 
 struct Pki {
-    ca: Certificate,
+    ca: shangmi_pki::Cert,
     ca_key: SigningKey,
 }
 
