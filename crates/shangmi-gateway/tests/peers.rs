@@ -448,10 +448,10 @@ tlcp = {{ sign_cert = "signcert.pem", sign_key = "signkey.pem", enc_cert = "encc
     // GmSSL's client sends one line of stdin per readable event and ends at EOF without
     // waiting for the answer: the lines come apart, then stdin stays open a moment. It prints
     // nothing of an answer followed at once by close_notify, so the request keeps the
-    // connection open.
+    // connection open; stdin stays open long enough for a loaded machine to relay the answer.
     let line = format!(
         "(for l in 'GET /gmssl HTTP/1.1' 'Host: localhost' ''; do \
-         printf '%s\\r\\n' \"$l\"; sleep 0.3; done; sleep 2) \
+         printf '%s\\r\\n' \"$l\"; sleep 0.3; done; sleep 5) \
          | '{}' tlcp_client -host 127.0.0.1 -port {} -cacert cacert.pem",
         tool.display(),
         gw.port()

@@ -13,7 +13,6 @@ use der::asn1::{Any, OctetString, SetOfVec, UtcTime};
 use der::{Decode, Encode};
 use shangmi::sm2::{Signature, SigningKey};
 use spki::AlgorithmIdentifierOwned;
-use x509_cert::Certificate;
 use x509_cert::attr::{Attribute, AttributeValue};
 use x509_cert::time::Time;
 
@@ -66,8 +65,9 @@ fn attribute(oid: ObjectIdentifier, value: &impl Encode) -> Result<Attribute, Er
 
 /// A signer: its certificate and key.
 pub struct CmsSigner<'a> {
-    /// The signer's certificate (identifies it by issuer and serial number).
-    pub cert: &'a Certificate,
+    /// The signer's certificate (identifies it by issuer and serial number; included as the
+    /// bytes it was read from).
+    pub cert: &'a Cert,
     /// The signer's key.
     pub key: &'a SigningKey,
 }
@@ -106,7 +106,7 @@ pub fn sign(
     };
     let ci = ContentInfo {
         content_type: signed_oid,
-        content: Any::encode_from(&sd)?,
+        content: with_kept_certificates(&sd.to_der()?, signers, extra_certs)?,
     };
     Ok(ci.to_der()?)
 }
@@ -139,7 +139,7 @@ pub fn sign_gmssl(
     };
     let ci = ContentInfo {
         content_type: signed_oid,
-        content: Any::encode_from(&sd)?,
+        content: with_kept_certificates(&sd.to_der()?, signers, extra_certs)?,
     };
     Ok(ci.to_der()?)
 }
@@ -410,15 +410,48 @@ pub(crate) fn certificate_set(
     extra: &[Cert],
 ) -> Result<CertificateSet, Error> {
     let mut certs: Vec<CertificateChoices> = Vec::new();
-    for c in signers
-        .iter()
-        .map(|s| s.cert)
-        .chain(extra.iter().map(Cert::certificate))
-    {
-        let choice = CertificateChoices::Certificate(c.clone());
+    for c in signers.iter().map(|s| s.cert).chain(extra) {
+        let choice = CertificateChoices::Certificate(c.certificate().clone());
         if !certs.contains(&choice) {
             certs.push(choice);
         }
     }
     Ok(CertificateSet::try_from(certs)?)
+}
+
+/// `body` (an encoded SignedData or SignedAndEnvelopedData, whose only top-level `[0]` is its
+/// certificate set) with that set holding the signers' and `extra`'s certificates as the bytes
+/// each was read from, once each, in DER's SET OF order. The set `certificate_set` builds
+/// re-encodes them, which changes a certificate written with explicit DEFAULT values and so
+/// breaks its issuer's signature for every reader.
+pub(crate) fn with_kept_certificates(
+    body: &[u8],
+    signers: &[CmsSigner<'_>],
+    extra: &[Cert],
+) -> Result<Any, Error> {
+    use der::{Reader, Tagged};
+    let set_tag = der::Tag::ContextSpecific {
+        constructed: true,
+        number: der::TagNumber(0),
+    };
+    let mut ders: Vec<&[u8]> = signers
+        .iter()
+        .map(|s| s.cert)
+        .chain(extra)
+        .map(Cert::der)
+        .collect();
+    ders.sort_unstable();
+    ders.dedup();
+    let outer = der::asn1::AnyRef::from_der(body)?;
+    let mut fields = der::SliceReader::new(outer.value())?;
+    let mut out = Vec::with_capacity(body.len());
+    while !fields.is_finished() {
+        let field: der::asn1::AnyRef<'_> = Decode::decode(&mut fields)?;
+        if field.tag() == set_tag {
+            out.extend(Any::new(set_tag, ders.concat())?.to_der()?);
+        } else {
+            out.extend(field.to_der()?);
+        }
+    }
+    Ok(Any::new(der::Tag::Sequence, out)?)
 }

@@ -129,7 +129,7 @@ pub fn sign_and_encrypt(
     };
     let ci = ContentInfo {
         content_type: outer_oid,
-        content: Any::encode_from(&sed)?,
+        content: crate::cms::with_kept_certificates(&sed.to_der()?, signers, &[])?,
     };
     Ok(ci.to_der()?)
 }

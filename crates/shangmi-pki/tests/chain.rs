@@ -423,29 +423,36 @@ fn a_signer_certificate_with_explicit_defaults_verifies_inside_signed_data() {
     let parsed = shangmi_pki::Certificate::from_der(&raw).unwrap();
     let canonical = parsed.to_der().unwrap();
     assert_ne!(canonical, raw);
+    let kept = shangmi_pki::Cert::from_der(&raw).unwrap();
+    let reencoded: shangmi_pki::Cert = parsed.clone().into();
     let v = Verifier::new(vec![p.root.clone()]);
     for flavor in [shangmi_pki::Flavor::Pkcs7, shangmi_pki::Flavor::Gm] {
-        let signer = shangmi_pki::CmsSigner {
-            cert: &parsed,
-            key: &key,
+        let sign = |cert: &shangmi_pki::Cert| {
+            let signer = shangmi_pki::CmsSigner { cert, key: &key };
+            shangmi_pki::cms_sign(
+                b"signed",
+                &[signer],
+                std::slice::from_ref(&p.mid),
+                false,
+                flavor,
+            )
+            .unwrap()
         };
-        // Written with the re-encoded certificate, the issuer's signature does not hold.
-        let msg = shangmi_pki::cms_sign(
-            b"signed",
-            &[signer],
-            std::slice::from_ref(&p.mid),
-            false,
-            flavor,
-        )
-        .unwrap();
+        // Written with a re-encoded certificate, the issuer's signature does not hold.
+        let msg = sign(&reencoded);
         assert!(shangmi_pki::cms_verify(&msg, None, &v).is_err());
-        // With the certificate as its issuer wrote it, the message verifies.
+        // The message a peer writes with the certificate as its issuer wrote it verifies.
         let as_issued = splice(&msg, &canonical, &raw);
         assert_ne!(as_issued, msg);
         let ok = shangmi_pki::cms_verify(&as_issued, None, &v).unwrap();
         assert_eq!(ok.content, b"signed");
         assert_eq!(ok.signers.len(), 1);
         assert_eq!(ok.signers[0].certificate(), &parsed);
+        assert_eq!(ok.signers[0].der(), raw);
+        // And so does ours, signed with the certificate as read: it includes those bytes.
+        let ours = sign(&kept);
+        assert!(ours.windows(raw.len()).any(|w| w == raw));
+        let ok = shangmi_pki::cms_verify(&ours, None, &v).unwrap();
         assert_eq!(ok.signers[0].der(), raw);
     }
 }

@@ -5,8 +5,8 @@
 
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{
-    Certificate, CmsSigner, Error, Flavor, Issue, Purpose, Rule, Verifier, check_host,
-    check_signing, cms_sign, cms_verify, request, self_signed, sign_request,
+    CmsSigner, Error, Flavor, Issue, Purpose, Rule, Verifier, check_host, check_signing, cms_sign,
+    cms_verify, request, self_signed, sign_request,
 };
 use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
 
@@ -147,7 +147,7 @@ fn only_signing_certificates_sign() {
 fn cms_signers_need_a_signing_key_usage() {
     let ca = root();
     let v = Verifier::new(vec![ca.1.clone()]);
-    let signed = |key: &SigningKey, cert: &Certificate| {
+    let signed = |key: &SigningKey, cert: &shangmi_pki::Cert| {
         let s = [CmsSigner { cert, key }];
         cms_sign(b"contract", &s, &[], false, Flavor::Gm).unwrap()
     };
