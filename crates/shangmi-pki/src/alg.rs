@@ -2,14 +2,13 @@
 //! signed structure's TBS bytes.
 
 use der::Encode;
-use der::asn1::{BitString, ObjectIdentifier};
+use der::asn1::BitString;
 use shangmi::sm2::{Signature, VerifyingKey};
 use spki::{AlgorithmIdentifierOwned, SubjectPublicKeyInfoOwned};
 
 use crate::Error;
 
-/// SM2 signature with SM3 (GM/T 0006).
-pub const SM2_WITH_SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.501");
+pub use crate::oid::SM2_WITH_SM3;
 
 /// The SM2 signature algorithm identifier written by default: the OID with parameters absent
 /// (GM/T 0015; OpenSSL, gmsm and BouncyCastle write it so). A NULL parameter is read too.

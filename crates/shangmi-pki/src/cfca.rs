@@ -21,9 +21,9 @@ use zeroize::Zeroizing;
 
 use crate::{Cert, Error};
 
-const GM_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.1");
-const SM4: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104");
-const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
+use crate::oid::GM_DATA;
+use crate::oid::SM4;
+use crate::oid::SM4_CBC;
 /// What precedes the length in CFCA's text form of an escrowed key.
 const ESCROW_HEADER: &str = "0000000000000001000000000000000100000000000000000000000000000000";
 

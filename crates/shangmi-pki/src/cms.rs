@@ -27,19 +27,16 @@ pub enum Flavor {
     Gm,
 }
 
-const PKCS7_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
-const PKCS7_SIGNED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.2");
-const GM_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.1");
-const GM_SIGNED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.2");
-/// SM3 (GM/T 0004).
-const SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401");
-/// sm2sign, the SignerInfo signature algorithm GM/T 0010 names.
-const SM2_SIGN: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.1");
-/// The bare SM2 OID, which some writers put there instead.
-const SM2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301");
-const CONTENT_TYPE: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.3");
-const MESSAGE_DIGEST: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.4");
-const SIGNING_TIME: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.5");
+use crate::oid::CONTENT_TYPE;
+use crate::oid::DATA as PKCS7_DATA;
+use crate::oid::GM_DATA;
+use crate::oid::GM_SIGNED_DATA as GM_SIGNED;
+use crate::oid::MESSAGE_DIGEST;
+use crate::oid::SIGNED_DATA as PKCS7_SIGNED;
+use crate::oid::SIGNING_TIME;
+use crate::oid::SM2;
+use crate::oid::SM2_SIGN;
+use crate::oid::SM3;
 
 impl Flavor {
     fn oids(self) -> (ObjectIdentifier, ObjectIdentifier) {

@@ -27,25 +27,16 @@ use zeroize::Zeroizing;
 use crate::cms::Flavor;
 use crate::{Cert, Error};
 
-pub(crate) const PKCS7_DATA: ObjectIdentifier =
-    ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
-const PKCS7_ENVELOPED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.3");
-pub(crate) const GM_DATA: ObjectIdentifier =
-    ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.1");
-const GM_ENVELOPED: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.3");
-/// sm2encrypt, the key-transport algorithm.
-pub(crate) const SM2_ENCRYPT: ObjectIdentifier =
-    ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.3");
-/// What GmSSL 3 writes (and requires) for SM2 key transport.
-const GMSSL_SM2_ENCRYPT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301.2");
-/// SM4-CBC; its parameter is the IV.
-const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
-/// SM4, which some writers put for SM4-CBC.
-const SM4: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104");
-/// SM4-ECB, read only.
-const SM4_ECB: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.1");
-/// SM4-GCM; its parameters are RFC 5084's GCMParameters.
-const SM4_GCM: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.8");
+pub(crate) use crate::oid::DATA as PKCS7_DATA;
+use crate::oid::ENVELOPED_DATA as PKCS7_ENVELOPED;
+pub(crate) use crate::oid::GM_DATA;
+use crate::oid::GM_ENVELOPED_DATA as GM_ENVELOPED;
+pub(crate) use crate::oid::SM2_ENCRYPT;
+use crate::oid::SM2_EXCHANGE as GMSSL_SM2_ENCRYPT;
+use crate::oid::SM4;
+use crate::oid::SM4_CBC;
+use crate::oid::SM4_ECB;
+use crate::oid::SM4_GCM;
 
 /// The content cipher of an EnvelopedData.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -75,12 +66,7 @@ pub enum WrappedKey {
 /// SM2 key transport as writers label it: sm2encrypt (GM/T 0006's 301.3), the bare SM2 OID,
 /// and GmSSL's 301.2.
 pub(crate) fn is_sm2_key_transport(oid: &ObjectIdentifier) -> bool {
-    [
-        SM2_ENCRYPT,
-        ObjectIdentifier::new_unwrap("1.2.156.10197.1.301"),
-        GMSSL_SM2_ENCRYPT,
-    ]
-    .contains(oid)
+    [SM2_ENCRYPT, crate::oid::SM2, GMSSL_SM2_ENCRYPT].contains(oid)
 }
 
 /// How a recipient is named in its RecipientInfo.

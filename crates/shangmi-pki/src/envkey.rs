@@ -10,7 +10,6 @@
 //!   sm2EncryptedPrivateKey BIT STRING }          -- d (32 bytes) under SM4-ECB, no padding
 //! ```
 
-use const_oid::ObjectIdentifier;
 use der::asn1::{Any, BitString};
 use der::{Decode, Encode, Sequence};
 use shangmi::sm2::{Format, SigningKey, VerifyingKey};
@@ -20,8 +19,8 @@ use zeroize::Zeroizing;
 
 use crate::Error;
 
-const SM4_ECB: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.1");
-const SM4: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104");
+use crate::oid::SM4;
+use crate::oid::SM4_ECB;
 
 #[derive(Sequence)]
 struct Sm2EnvelopedKey {

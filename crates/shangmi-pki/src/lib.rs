@@ -34,6 +34,7 @@ mod envkey;
 mod error;
 mod issue;
 mod name;
+pub mod oid;
 pub mod pkcs12;
 mod read;
 mod signed_envelope;

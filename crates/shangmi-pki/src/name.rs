@@ -16,8 +16,7 @@ use x509_cert::ext::pkix::name::{DirectoryString, GeneralName};
 
 use crate::{Error, Rule};
 
-/// commonName, 2.5.4.3.
-const COMMON_NAME: der::asn1::ObjectIdentifier = der::asn1::ObjectIdentifier::new_unwrap("2.5.4.3");
+use crate::oid::COMMON_NAME;
 
 /// Checks that `cert` is for `host`: a DNS name (any case, a trailing dot ignored) or an IP
 /// address in its usual text form (an IPv6 address with or without brackets). The error names

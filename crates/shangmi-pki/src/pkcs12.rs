@@ -24,20 +24,19 @@ use zeroize::Zeroizing;
 
 use crate::Error;
 
-const DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
-const ENCRYPTED_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.6");
-const KEY_BAG: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.12.10.1.1");
-const SHROUDED_KEY_BAG: ObjectIdentifier =
-    ObjectIdentifier::new_unwrap("1.2.840.113549.1.12.10.1.2");
-const CERT_BAG: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.12.10.1.3");
-const X509_CERT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.22.1");
-const FRIENDLY_NAME: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.20");
-const LOCAL_KEY_ID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.21");
-const PBES2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.13");
-const SHA1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.14.3.2.26");
-const SHA256: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.2.1");
-const SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401");
-const PBMAC1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.14");
+use crate::oid::CERT_BAG;
+use crate::oid::DATA;
+use crate::oid::ENCRYPTED_DATA;
+use crate::oid::FRIENDLY_NAME;
+use crate::oid::KEY_BAG;
+use crate::oid::LOCAL_KEY_ID;
+use crate::oid::PBES2;
+use crate::oid::PBMAC1;
+use crate::oid::SHA1;
+use crate::oid::SHA256;
+use crate::oid::SHROUDED_KEY_BAG;
+use crate::oid::SM3;
+use crate::oid::X509_CERTIFICATE as X509_CERT;
 
 /// The most iterations a file being read may ask for (MAC and PBKDF2).
 const MAX_ITERATIONS: u64 = 10_000_000;

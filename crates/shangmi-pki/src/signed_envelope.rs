@@ -22,7 +22,6 @@ use cms::content_info::{CmsVersion, ContentInfo};
 use cms::enveloped_data::{EncryptedContentInfo, RecipientInfo, RecipientInfos};
 use cms::revocation::RevocationInfoChoices;
 use cms::signed_data::{CertificateSet, SignerInfos};
-use const_oid::ObjectIdentifier;
 use der::asn1::{Any, OctetString, SetOfVec};
 use der::{Decode, Encode, Reader, Sequence, SliceReader, Tag, Tagged};
 use shangmi::sm2::SigningKey;
@@ -33,11 +32,9 @@ use crate::cms::{CmsSigner, Flavor};
 use crate::envelope::{self, Cipher, ContentCipher, Envelope};
 use crate::{Cert, Error, Verifier};
 
-const PKCS7_SIGNED_ENVELOPED: ObjectIdentifier =
-    ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.4");
-const GM_SIGNED_ENVELOPED: ObjectIdentifier =
-    ObjectIdentifier::new_unwrap("1.2.156.10197.6.1.4.2.4");
-const SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401");
+use crate::oid::GM_SIGNED_AND_ENVELOPED_DATA as GM_SIGNED_ENVELOPED;
+use crate::oid::SIGNED_AND_ENVELOPED_DATA as PKCS7_SIGNED_ENVELOPED;
+use crate::oid::SM3;
 
 #[derive(Sequence)]
 struct SignedAndEnvelopedData {
@@ -236,10 +233,18 @@ pub enum CmsKind {
 /// The kind of a CMS message (DER, BER or PEM), so a caller can pick the call that reads it.
 pub fn kind(message: &[u8]) -> Result<CmsKind, Error> {
     let ci = crate::read::content_info(message)?;
-    Ok(match ci.content_type.to_string().as_str() {
-        "1.2.840.113549.1.7.2" | "1.2.156.10197.6.1.4.2.2" => CmsKind::SignedData,
-        "1.2.840.113549.1.7.3" | "1.2.156.10197.6.1.4.2.3" => CmsKind::EnvelopedData,
-        "1.2.840.113549.1.7.4" | "1.2.156.10197.6.1.4.2.4" => CmsKind::SignedAndEnvelopedData,
-        _ => CmsKind::Other,
+    use crate::oid::{
+        ENVELOPED_DATA, GM_ENVELOPED_DATA, GM_SIGNED_AND_ENVELOPED_DATA, GM_SIGNED_DATA,
+        SIGNED_AND_ENVELOPED_DATA, SIGNED_DATA,
+    };
+    let t = ci.content_type;
+    Ok(if t == SIGNED_DATA || t == GM_SIGNED_DATA {
+        CmsKind::SignedData
+    } else if t == ENVELOPED_DATA || t == GM_ENVELOPED_DATA {
+        CmsKind::EnvelopedData
+    } else if t == SIGNED_AND_ENVELOPED_DATA || t == GM_SIGNED_AND_ENVELOPED_DATA {
+        CmsKind::SignedAndEnvelopedData
+    } else {
+        CmsKind::Other
     })
 }

@@ -30,21 +30,7 @@ fn wrapped(out: &mut String, indent: &str, bytes: &[u8]) {
 }
 
 fn extension_name(e: &Extension) -> String {
-    let oid = e.extn_id.to_string();
-    let name = match oid.as_str() {
-        "2.5.29.19" => "X509v3 Basic Constraints",
-        "2.5.29.15" => "X509v3 Key Usage",
-        "2.5.29.37" => "X509v3 Extended Key Usage",
-        "2.5.29.17" => "X509v3 Subject Alternative Name",
-        "2.5.29.14" => "X509v3 Subject Key Identifier",
-        "2.5.29.35" => "X509v3 Authority Key Identifier",
-        "2.5.29.32" => "X509v3 Certificate Policies",
-        "2.5.29.31" => "X509v3 CRL Distribution Points",
-        "2.5.29.20" => "X509v3 CRL Number",
-        "1.3.6.1.5.5.7.1.1" => "Authority Information Access",
-        _ => return oid,
-    };
-    name.to_string()
+    crate::oid::extension(&e.extn_id).map_or_else(|| e.extn_id.to_string(), |k| k.name.into())
 }
 
 /// A general name as OpenSSL prints it (`DNS:name`, `IP Address:1.2.3.4`, `email:x`).
@@ -69,66 +55,63 @@ fn general_name(g: &GeneralName) -> String {
 
 /// The value of the extensions people read, decoded; `None` for the others (shown in hex).
 fn decoded(e: &Extension) -> Option<String> {
+    use const_oid::AssociatedOid;
     let v = e.extn_value.as_bytes();
-    Some(match e.extn_id.to_string().as_str() {
-        "2.5.29.19" => {
-            let bc = BasicConstraints::from_der(v).ok()?;
-            let mut t = format!("CA:{}", if bc.ca { "TRUE" } else { "FALSE" });
-            if let Some(n) = bc.path_len_constraint {
-                t.push_str(&format!(", pathlen:{n}"));
-            }
-            t
+    let id = e.extn_id;
+    Some(if id == BasicConstraints::OID {
+        let bc = BasicConstraints::from_der(v).ok()?;
+        let mut t = format!("CA:{}", if bc.ca { "TRUE" } else { "FALSE" });
+        if let Some(n) = bc.path_len_constraint {
+            t.push_str(&format!(", pathlen:{n}"));
         }
-        "2.5.29.15" => {
-            let ku = KeyUsage::from_der(v).ok()?;
-            let names = [
-                (KeyUsages::DigitalSignature, "Digital Signature"),
-                (KeyUsages::NonRepudiation, "Non Repudiation"),
-                (KeyUsages::KeyEncipherment, "Key Encipherment"),
-                (KeyUsages::DataEncipherment, "Data Encipherment"),
-                (KeyUsages::KeyAgreement, "Key Agreement"),
-                (KeyUsages::KeyCertSign, "Certificate Sign"),
-                (KeyUsages::CRLSign, "CRL Sign"),
-                (KeyUsages::EncipherOnly, "Encipher Only"),
-                (KeyUsages::DecipherOnly, "Decipher Only"),
-            ];
-            names
-                .iter()
-                .filter(|(f, _)| ku.0.contains(*f))
-                .map(|(_, n)| *n)
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-        "2.5.29.37" => {
-            let eku = ExtendedKeyUsage::from_der(v).ok()?;
-            eku.0
-                .iter()
-                .map(|o| match o.to_string().as_str() {
-                    "1.3.6.1.5.5.7.3.1" => "TLS Web Server Authentication".to_string(),
-                    "1.3.6.1.5.5.7.3.2" => "TLS Web Client Authentication".to_string(),
-                    "1.3.6.1.5.5.7.3.3" => "Code Signing".to_string(),
-                    "1.3.6.1.5.5.7.3.4" => "E-mail Protection".to_string(),
-                    other => other.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-        "2.5.29.17" => {
-            let san = SubjectAltName::from_der(v).ok()?;
-            san.0
-                .iter()
-                .map(general_name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-        "2.5.29.14" => {
-            hex_colon(SubjectKeyIdentifier::from_der(v).ok()?.0.as_bytes()).to_uppercase()
-        }
-        "2.5.29.35" => {
-            let aki = AuthorityKeyIdentifier::from_der(v).ok()?;
-            hex_colon(aki.key_identifier?.as_bytes()).to_uppercase()
-        }
-        _ => return None,
+        t
+    } else if id == KeyUsage::OID {
+        let ku = KeyUsage::from_der(v).ok()?;
+        let names = [
+            (KeyUsages::DigitalSignature, "Digital Signature"),
+            (KeyUsages::NonRepudiation, "Non Repudiation"),
+            (KeyUsages::KeyEncipherment, "Key Encipherment"),
+            (KeyUsages::DataEncipherment, "Data Encipherment"),
+            (KeyUsages::KeyAgreement, "Key Agreement"),
+            (KeyUsages::KeyCertSign, "Certificate Sign"),
+            (KeyUsages::CRLSign, "CRL Sign"),
+            (KeyUsages::EncipherOnly, "Encipher Only"),
+            (KeyUsages::DecipherOnly, "Decipher Only"),
+        ];
+        names
+            .iter()
+            .filter(|(f, _)| ku.0.contains(*f))
+            .map(|(_, n)| *n)
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else if id == ExtendedKeyUsage::OID {
+        use crate::oid::{CLIENT_AUTH, CODE_SIGNING, EMAIL_PROTECTION, SERVER_AUTH};
+        let eku = ExtendedKeyUsage::from_der(v).ok()?;
+        eku.0
+            .iter()
+            .map(|o| match *o {
+                o if o == SERVER_AUTH => "TLS Web Server Authentication".to_string(),
+                o if o == CLIENT_AUTH => "TLS Web Client Authentication".to_string(),
+                o if o == CODE_SIGNING => "Code Signing".to_string(),
+                o if o == EMAIL_PROTECTION => "E-mail Protection".to_string(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else if id == SubjectAltName::OID {
+        let san = SubjectAltName::from_der(v).ok()?;
+        san.0
+            .iter()
+            .map(general_name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else if id == SubjectKeyIdentifier::OID {
+        hex_colon(SubjectKeyIdentifier::from_der(v).ok()?.0.as_bytes()).to_uppercase()
+    } else if id == AuthorityKeyIdentifier::OID {
+        let aki = AuthorityKeyIdentifier::from_der(v).ok()?;
+        hex_colon(aki.key_identifier?.as_bytes()).to_uppercase()
+    } else {
+        return None;
     })
 }
 
@@ -149,9 +132,9 @@ fn public_key(out: &mut String, spki: &SubjectPublicKeyInfoOwned) {
     let _ = writeln!(out, "        Subject Public Key Info:");
     match crate::alg::public_key(spki) {
         Ok(k) => {
-            let name = match spki.algorithm.oid.to_string().as_str() {
-                "1.2.840.10045.2.1" => "id-ecPublicKey".to_string(),
-                "1.2.156.10197.1.301" => "SM2".to_string(),
+            let name = match spki.algorithm.oid {
+                o if o == crate::oid::EC_PUBLIC_KEY => "id-ecPublicKey".to_string(),
+                o if o == crate::oid::SM2 => "SM2".to_string(),
                 other => other.to_string(),
             };
             let _ = writeln!(out, "            Public Key Algorithm: {name}");

@@ -19,22 +19,6 @@ use crate::{Cert, DEFAULT_ID, Error, Rule};
 /// No real chain is longer; a loop of cross-certificates stops here.
 const MAX_DEPTH: usize = 8;
 
-/// Extensions this verifier understands, or may ignore when critical.
-const KNOWN: [&str; 12] = [
-    "2.5.29.19",         // basic constraints
-    "2.5.29.15",         // key usage
-    "2.5.29.37",         // extended key usage
-    "2.5.29.17",         // subject alternative name
-    "2.5.29.18",         // issuer alternative name
-    "2.5.29.14",         // subject key identifier
-    "2.5.29.35",         // authority key identifier
-    "2.5.29.32",         // certificate policies
-    "2.5.29.31",         // CRL distribution points
-    "1.3.6.1.5.5.7.1.1", // authority information access
-    "2.5.29.16",         // private key usage period
-    "2.5.29.9",          // subject directory attributes
-];
-
 /// Issuer keys kept precomputed: each costs about 150 KiB and a few verifications' time to
 /// build, and then verifies about four times as fast.
 const KEY_CACHE: usize = 32;
@@ -338,12 +322,11 @@ impl Verifier {
         }
         if let Some(exts) = c.tbs_certificate().extensions() {
             for e in exts.iter().filter(|e| e.critical) {
-                let oid = e.extn_id.to_string();
-                if !KNOWN.contains(&oid.as_str()) {
+                if !crate::oid::extension(&e.extn_id).is_some_and(|k| k.critical.certificate) {
                     return Err(chain_err(
                         c,
                         Rule::CriticalExtension,
-                        format!("critical extension {oid} is not understood"),
+                        format!("critical extension {} is not understood", e.extn_id),
                     ));
                 }
             }
@@ -466,41 +449,34 @@ impl Verifier {
     }
 }
 
-/// CRL extensions understood, or ignorable when critical: authority key identifier, CRL
-/// number, issuer alternative name, authority information access, freshest CRL. A critical
-/// delta-CRL indicator or issuing distribution point (whose scope this verifier does not
-/// apply) makes the CRL unusable, as RFC 5280 requires.
-const KNOWN_CRL: [&str; 5] = [
-    "2.5.29.35",
-    "2.5.29.20",
-    "2.5.29.18",
-    "1.3.6.1.5.5.7.1.1",
-    "2.5.29.46",
-];
-
-/// CRL entry extensions understood or ignorable: reason code, invalidity date, hold code.
-const KNOWN_CRL_ENTRY: [&str; 3] = ["2.5.29.21", "2.5.29.24", "2.5.29.23"];
-
+/// A CRL may be used only when every extension it marks critical is one the table accepts
+/// there (`oid::EXTENSIONS`): a critical delta-CRL indicator or issuing distribution point,
+/// whose scope this verifier does not apply, makes it unusable, as RFC 5280 requires.
 fn check_crl_extensions(issuer: &Certificate, crl: &CertificateList) -> Result<(), Error> {
     let tbs = &crl.tbs_cert_list;
-    let list = tbs
-        .crl_extensions
-        .iter()
-        .flatten()
-        .map(|e| (e, &KNOWN_CRL[..]));
+    let list = tbs.crl_extensions.iter().flatten().map(|e| (e, false));
     let entries = tbs
         .revoked_certificates
         .iter()
         .flatten()
         .flat_map(|r| r.crl_entry_extensions.iter().flatten())
-        .map(|e| (e, &KNOWN_CRL_ENTRY[..]));
-    for (e, known) in list.chain(entries).filter(|(e, _)| e.critical) {
-        let oid = e.extn_id.to_string();
-        if !known.contains(&oid.as_str()) {
+        .map(|e| (e, true));
+    for (e, entry) in list.chain(entries).filter(|(e, _)| e.critical) {
+        let known = crate::oid::extension(&e.extn_id).is_some_and(|k| {
+            if entry {
+                k.critical.crl_entry
+            } else {
+                k.critical.crl
+            }
+        });
+        if !known {
             return Err(chain_err(
                 issuer,
                 Rule::Crl,
-                format!("its CRL has a critical extension {oid} that is not understood"),
+                format!(
+                    "its CRL has a critical extension {} that is not understood",
+                    e.extn_id
+                ),
             ));
         }
     }

@@ -53,6 +53,7 @@ pub(crate) mod ct;
 #[cfg(any(feature = "hazmat", test, shangmi_ctgrind))]
 pub mod hazmat;
 pub mod hex;
+pub mod oid;
 pub mod seal;
 pub mod sink;
 pub mod sm2;

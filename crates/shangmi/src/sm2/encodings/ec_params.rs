@@ -9,7 +9,7 @@ use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef, UintRef}
 use crate::sm2::keyfile::{KeyFileError, SM2_CURVE};
 
 /// prime-field (X9.62).
-const PRIME_FIELD: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.1.1");
+use crate::oid::PRIME_FIELD;
 
 /// sm2p256v1 (GM/T 0006), big-endian.
 const P: [u8; 32] = hex32("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFFFFFFFFFF");
@@ -172,9 +172,7 @@ mod tests {
             check_curve(AnyRef::from_der(&der).unwrap()),
             Err(KeyFileError::Unsupported(_))
         ));
-        let p256 = ObjectIdentifier::new_unwrap("1.2.840.10045.3.1.7")
-            .to_der()
-            .unwrap();
+        let p256 = crate::oid::P256.to_der().unwrap();
         assert!(check_curve(AnyRef::from_der(&p256).unwrap()).is_err());
         let sm2 = SM2_CURVE.to_der().unwrap();
         assert_eq!(check_curve(AnyRef::from_der(&sm2).unwrap()), Ok(()));

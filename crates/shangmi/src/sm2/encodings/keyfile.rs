@@ -11,7 +11,7 @@
 
 use core::fmt;
 
-use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef};
+use der::asn1::{AnyRef, BitStringRef, OctetStringRef};
 use der::{Decode, Encode};
 use pkcs8::PrivateKeyInfoRef;
 use sec1::{EcParameters, EcPrivateKey};
@@ -20,11 +20,7 @@ use zeroize::Zeroizing;
 
 use crate::sm2::keys::{SigningKey, VerifyingKey};
 
-/// id-ecPublicKey (RFC 5480).
-pub(crate) const EC_PUBLIC_KEY: ObjectIdentifier =
-    ObjectIdentifier::new_unwrap("1.2.840.10045.2.1");
-/// sm2p256v1, the SM2 recommended curve (GM/T 0006).
-pub(crate) const SM2_CURVE: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.301");
+pub(crate) use crate::oid::{EC_PUBLIC_KEY, SM2 as SM2_CURVE};
 
 /// Why a key file could not be read or written.
 #[derive(Clone, Debug, PartialEq, Eq)]

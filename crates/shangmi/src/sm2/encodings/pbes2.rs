@@ -9,28 +9,19 @@
 
 use aes::cipher::block_padding::Pkcs7;
 use aes::cipher::{BlockModeDecrypt, KeyIvInit};
-use der::asn1::{AnyRef, ObjectIdentifier, OctetStringRef};
+use der::asn1::{AnyRef, OctetStringRef};
 use der::{Decode, Encode, Sequence};
 use spki::AlgorithmIdentifierRef;
 use zeroize::Zeroizing;
 
+use crate::oid::{
+    AES128_CBC, AES192_CBC, AES256_CBC, HMAC_SHA1, HMAC_SHA224, HMAC_SHA256, HMAC_SHA384,
+    HMAC_SHA512, HMAC_SM3, PBES2, PBKDF2, SM4_CBC,
+};
 use crate::sm2::keyfile::{
     KeyFileError, LABEL_ENCRYPTED, malformed, null_or_absent, octets, pem_encode,
 };
 use crate::sm2::keys::SigningKey;
-
-const PBES2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.13");
-const PBKDF2: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.5.12");
-const HMAC_SM3: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.401.2");
-const HMAC_SHA1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.7");
-const HMAC_SHA224: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.8");
-const HMAC_SHA256: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.9");
-const HMAC_SHA384: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.10");
-const HMAC_SHA512: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.2.11");
-const SM4_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.156.10197.1.104.2");
-const AES128_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.2");
-const AES192_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.22");
-const AES256_CBC: ObjectIdentifier = ObjectIdentifier::new_unwrap("2.16.840.1.101.3.4.1.42");
 
 /// The iteration count written by default.
 pub const DEFAULT_PBKDF2_ITERATIONS: u32 = 100_000;
