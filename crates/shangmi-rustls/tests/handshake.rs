@@ -290,6 +290,22 @@ fn every_certificate_encoding_met_in_practice_is_served_and_verified() {
 }
 
 #[test]
+fn a_certificate_with_explicit_defaults_is_served_and_verified() {
+    let pki = common::pki_explicit_defaults();
+    let leaf = der_certs(&pki.server_chain_pem).remove(0);
+    let parsed = shangmi_pki::Cert::from_der(&leaf).unwrap();
+    assert_ne!(
+        der::Encode::to_der(parsed.certificate()).unwrap(),
+        leaf.as_ref()
+    );
+    let server = Arc::new(server_config(&pki, sm_provider(), false));
+    let client = Arc::new(client_config(&pki, sm_provider(), false));
+    let (mut c, mut s, r) = connect(&client, &server);
+    r.unwrap();
+    assert_eq!(send(&mut c, &mut s, b"ok"), b"ok");
+}
+
+#[test]
 fn one_server_serves_sm_clients_and_international_ones() {
     let pki = pki();
     let base = || rustls::crypto::aws_lc_rs::default_provider();

@@ -502,3 +502,46 @@ fn an_encrypted_pre_master_secret_failing_c3_is_refused() {
     );
     assert!(s.agreed().is_none() && s.take_plaintext().is_empty());
 }
+
+/// Certificates written with explicit DEFAULT values (`critical FALSE`, as some CAs encode
+/// them) verify on both sides: each side checks the bytes the peer sent, not a re-encoding
+/// (which the CA never signed). The server's pair and the client's pair are both written so.
+#[test]
+fn certificates_with_explicit_defaults_verify_in_the_handshake() {
+    use shangmi_testkit::der_edit::with_explicit_defaults;
+    let pki = Pki::new("tlcp explicit CA");
+    let explicit = |cn: &str, usage: FlagSet<KeyUsages>| {
+        let key = SigningKey::random().unwrap();
+        let csr = shangmi_pki::request(&key, &format!("/CN={cn}"), &[]).unwrap();
+        let issue = Issue {
+            key_usage: Some(KeyUsage(usage)),
+            san: vec!["DNS:localhost".into()],
+            ..Issue::leaf(2)
+        };
+        let cert = shangmi_pki::sign_request(&csr, &pki.ca, &pki.ca_key, &issue).unwrap();
+        let raw = with_explicit_defaults(&cert.to_der().unwrap(), &pki.ca_key, 0xa3);
+        // A parse drops the explicit values: the re-encoding is not what the CA signed.
+        let parsed = shangmi_pki::Cert::from_der(&raw).unwrap();
+        assert_ne!(parsed.certificate().to_der().unwrap(), raw);
+        Identity::new(vec![raw], key).unwrap()
+    };
+    let sign = || explicit("sign", KeyUsages::DigitalSignature.into());
+    let enc = || explicit("enc", KeyUsages::KeyEncipherment | KeyUsages::KeyAgreement);
+    let sc = Arc::new(
+        ServerConfig::new(sign(), enc())
+            .unwrap()
+            .with_client_auth(vec![pki.ca.clone()])
+            .unwrap(),
+    );
+    for suite in Suite::ALL {
+        let cc = Arc::new(
+            ClientConfig::new(vec![pki.ca.clone()])
+                .with_suites(&[suite])
+                .with_certificates(sign(), enc()),
+        );
+        let (mut c, mut s) = connect(&cc, &sc).unwrap();
+        assert!(!c.is_handshaking() && !s.is_handshaking(), "{suite}");
+        assert_eq!(s.agreed().unwrap().peer_certificates.len(), 2);
+        exchange(&mut c, &mut s);
+    }
+}

@@ -10,6 +10,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, ServerConfig, ServerConnection};
 use shangmi::sm2::SigningKey;
 use shangmi_pki::{Issue, request, self_signed, sign_request};
+use shangmi_testkit::der_edit::{children, encode, tlv};
 
 pub struct Pki {
     pub root_pem: String,
@@ -214,39 +215,6 @@ pub fn der_certs(pem: &str) -> Vec<CertificateDer<'static>> {
     shangmi_rustls::load_certificates(pem.as_bytes()).unwrap()
 }
 
-/// One DER element: (tag, contents) and its whole encoding.
-fn tlv(der: &[u8]) -> (u8, &[u8], usize) {
-    let tag = der[0];
-    let (len, head) = match der[1] {
-        n if n < 0x80 => (n as usize, 2),
-        0x81 => (der[2] as usize, 3),
-        0x82 => (((der[2] as usize) << 8) | der[3] as usize, 4),
-        _ => panic!("length form"),
-    };
-    (tag, &der[head..head + len], head + len)
-}
-
-fn encode(tag: u8, contents: &[u8]) -> Vec<u8> {
-    let mut out = vec![tag];
-    match contents.len() {
-        n if n < 0x80 => out.push(n as u8),
-        n if n < 0x100 => out.extend([0x81, n as u8]),
-        n => out.extend([0x82, (n >> 8) as u8, n as u8]),
-    }
-    out.extend_from_slice(contents);
-    out
-}
-
-fn children(mut contents: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    while !contents.is_empty() {
-        let (_, _, n) = tlv(contents);
-        out.push(contents[..n].to_vec());
-        contents = &contents[n..];
-    }
-    out
-}
-
 /// `cert` (DER) rewritten in the encodings other issuers use, and signed again by `issuer`:
 /// the key as the bare SM2 OID instead of id-ecPublicKey + the curve, and/or the signature
 /// algorithm with NULL parameters.
@@ -278,12 +246,25 @@ pub fn reencode(cert: &[u8], issuer: &SigningKey, bare_key: bool, null_params: b
 
 /// A root and a server leaf whose own encodings are chosen (see [`reencode`]).
 pub fn pki_encoded(bare_key: bool, null_params: bool) -> Pki {
+    pki_rewritten(|leaf, root_key| reencode(leaf, root_key, bare_key, null_params))
+}
+
+/// A root and a server leaf written with explicit DEFAULT values (`critical FALSE`), which a
+/// parse drops: verified over a re-encoding, its signature would fail.
+pub fn pki_explicit_defaults() -> Pki {
+    pki_rewritten(|leaf, root_key| {
+        shangmi_testkit::der_edit::with_explicit_defaults(leaf, root_key, 0xa3)
+    })
+}
+
+/// A root and a server leaf rewritten (and signed again) by `rewrite`.
+fn pki_rewritten(rewrite: impl Fn(&[u8], &SigningKey) -> Vec<u8>) -> Pki {
     let root_key = SigningKey::random().unwrap();
     let root = self_signed(&root_key, "/CN=Variant Root", &Issue::ca(3650)).unwrap();
     let key = SigningKey::random().unwrap();
     let csr = request(&key, "/CN=localhost", &["DNS:localhost"]).unwrap();
     let leaf = sign_request(&csr, &root, &root_key, &Issue::leaf(365)).unwrap();
-    let leaf = reencode(&leaf.to_der().unwrap(), &root_key, bare_key, null_params);
+    let leaf = rewrite(&leaf.to_der().unwrap(), &root_key);
     let leaf_pem = format!(
         "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
         base64(&leaf)
