@@ -83,7 +83,11 @@ struct ConnectArgs {
     /// The client certificate's SM2 private key.
     #[arg(long, value_name = "FILE", requires = "cert")]
     key: Option<PathBuf>,
-    /// Reads the key's password from this file when it is encrypted.
+    /// The client key and its chain from a PKCS#12 keystore instead (its password from
+    /// --password-file, or asked).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["cert", "key"])]
+    p12: Option<PathBuf>,
+    /// Reads the key's password (or the keystore's) from this file.
     #[arg(long, value_name = "F")]
     password_file: Option<PathBuf>,
     /// The name to send (SNI) and to check the certificate against (default: the host).
@@ -290,12 +294,22 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         .map_err(|e| error("configuration", e))?
         .dangerous()
         .with_custom_certificate_verifier(verifier.clone());
-    let config = match (&a.cert, &a.key) {
-        (Some(cert), Some(key)) => {
-            let key = certified_key(cert, key, a.password_file.as_deref(), false)?;
+    let key = match (&a.p12, &a.cert, &a.key) {
+        (Some(p12), _, _) => Some(crate::tls_serve::keystore_key(
+            p12,
+            a.password_file.as_deref(),
+            false,
+        )?),
+        (None, Some(cert), Some(key)) => {
+            Some(certified_key(cert, key, a.password_file.as_deref(), false)?)
+        }
+        _ => None,
+    };
+    let config = match key {
+        Some(key) => {
             builder.with_client_cert_resolver(Arc::new(shangmi_rustls::SmClientCert::new(key)))
         }
-        _ => builder.with_no_client_auth(),
+        None => builder.with_no_client_auth(),
     };
     let config = Arc::new(config);
     let host = a

@@ -8,7 +8,7 @@
 //! Every connection is logged in one line on stderr and the server goes on.
 
 use std::net::ToSocketAddrs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -81,21 +81,28 @@ pub struct ServeArgs {
     hedged: bool,
 }
 
+/// The first key of a PKCS#12 keystore with its chain, as rustls serves it.
+pub(crate) fn keystore_key(
+    p12: &Path,
+    password_file: Option<&Path>,
+    presign: bool,
+) -> Result<rustls::sign::CertifiedKey> {
+    let held = crate::pkcs12_cmd::key_chains(p12, password_file)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| error(p12.display(), "no key in the keystore"))?;
+    let mut signer = shangmi_rustls::Sm2SigningKey::new(held.key);
+    if presign {
+        signer = signer.with_presign_pool(64);
+    }
+    let chain = held.chain.into_iter().map(Into::into).collect();
+    shangmi_rustls::certified_key(chain, signer).map_err(|e| error(p12.display(), e))
+}
+
 pub fn serve(a: ServeArgs) -> Result<Outcome> {
     let provider = provider(a.suite, &a.groups);
     let mut key = match (&a.p12, &a.cert, &a.key) {
-        (Some(p12), _, _) => {
-            let held = crate::pkcs12_cmd::key_chains(p12, a.password_file.as_deref())?
-                .into_iter()
-                .next()
-                .ok_or_else(|| error(p12.display(), "no key in the keystore"))?;
-            let mut signer = shangmi_rustls::Sm2SigningKey::new(held.key);
-            if a.presign {
-                signer = signer.with_presign_pool(64);
-            }
-            let chain = held.chain.into_iter().map(Into::into).collect();
-            shangmi_rustls::certified_key(chain, signer).map_err(|e| error(p12.display(), e))?
-        }
+        (Some(p12), _, _) => keystore_key(p12, a.password_file.as_deref(), a.presign)?,
         (None, Some(cert), Some(key)) => {
             certified_key(cert, key, a.password_file.as_deref(), a.presign)?
         }

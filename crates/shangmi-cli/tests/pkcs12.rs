@@ -379,6 +379,60 @@ fn the_servers_take_a_keystore() {
     assert_eq!(r.stdout, "from a keystore");
     drop(server);
 
+    // A client certificate from a keystore: `tls connect --p12` to a server asking for one.
+    shangmi_ok(
+        d,
+        &[
+            "pkcs12",
+            "export",
+            "--key",
+            "client.key",
+            "--cert",
+            "client.pem",
+            "--password-file",
+            "pw",
+            "-o",
+            "client.p12",
+        ],
+    );
+    let server = shangmi_server(
+        d,
+        &[
+            "--p12",
+            "server.p12",
+            "--password-file",
+            "pw",
+            "--client-ca",
+            "ca.pem",
+            "--response",
+            "client known",
+        ],
+    );
+    let addr = format!("127.0.0.1:{}", server.port);
+    let connect = |extra: &[&str]| {
+        let mut cmd = shangmi();
+        cmd.args([
+            "tls",
+            "connect",
+            &addr,
+            "--ca",
+            "ca.pem",
+            "--servername",
+            "localhost",
+        ]);
+        cmd.args(extra);
+        run_with(d, &mut cmd, b"", std::time::Duration::from_secs(20))
+    };
+    let r = connect(&["--p12", "client.p12", "--password-file", "pw"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "client known");
+    let r = connect(&[]);
+    assert_ne!(r.code, Some(0), "served a client without a certificate");
+    assert!(r.stdout.is_empty());
+    let r = connect(&["--p12", "client.p12", "--password-file", "bad"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    drop(server);
+
     tlcp_pki(d);
     shangmi_ok(
         d,
