@@ -127,6 +127,45 @@ const char *shangmi_version(void);
 // A static NUL-terminated description of a status.
 const char *shangmi_status_str(int status);
 
+// Reads a PKCS#12 keystore with `password`: `*key` receives its first key (a new handle, to
+// free with `shangmi_sm2_private_key_free`) and `chain_pem` that key's certificates as PEM,
+// leaf first, NUL-terminated (`*chain_len` counts the NUL). A wrong password, a failed MAC
+// and a damaged file are `SHANGMI_STATUS_ERR_AUTHENTICATION`; on any failure, and when
+// `chain_pem` is too small (`*chain_len` is then the size needed), no key is returned.
+//
+// # Safety
+// `p12` `p12_len` readable bytes; `password` `password_len` readable bytes (NULL with 0 for
+// an empty password); `key` writable; `chain_pem`/`chain_len` as in shangmi.h.
+enum shangmi_status shangmi_pkcs12_read(const uint8_t *p12,
+                                        size_t p12_len,
+                                        const uint8_t *password,
+                                        size_t password_len,
+                                        struct shangmi_sm2_private_key **key,
+                                        uint8_t *chain_pem,
+                                        size_t chain_cap,
+                                        size_t *chain_len);
+
+// Writes a PKCS#12 keystore holding `key`, the first certificate of `certs` (PEM or DER;
+// the key's own) and the rest as its chain, under `password`, named `name` (NUL-terminated,
+// or NULL for none). `compat` 0: SM4-CBC key and certificate bags, PBKDF2 with
+// hmacWithSHA256 and an SM3 MAC (what OpenSSL 4.0 and Tongsuo read); non-zero: AES-256-CBC
+// and a SHA-256 MAC (OpenSSL 3's defaults, for Java and Windows). `*out_len` is the exact
+// size; every call draws new salts, and each keystore of the same inputs has the same size.
+//
+// # Safety
+// `key` a live key; `certs` `certs_len` readable bytes; `password` as in
+// `shangmi_pkcs12_read`; `name` NULL or NUL-terminated; `out`/`out_len` as in shangmi.h.
+enum shangmi_status shangmi_pkcs12_write(const struct shangmi_sm2_private_key *key,
+                                         const uint8_t *certs,
+                                         size_t certs_len,
+                                         const uint8_t *password,
+                                         size_t password_len,
+                                         const char *name,
+                                         int compat,
+                                         uint8_t *out,
+                                         size_t out_cap,
+                                         size_t *out_len);
+
 // Verifies `cert` up to one of `anchors` through `untrusted`, against `crls`, every
 // signature with the SM2 ID `id` (NULL for 1234567812345678), validity at Unix time `at`
 // (0 for now). `SHANGMI_STATUS_ERR_AUTHENTICATION` when any rule fails.

@@ -19,6 +19,7 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 
+pub mod pkcs12;
 pub mod pki;
 pub mod sm2;
 pub mod sm3;
