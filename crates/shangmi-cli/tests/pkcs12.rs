@@ -319,6 +319,51 @@ fn a_legacy_keystore_is_read() {
 fn openssl4_both_ways() {
     if let Some(tool) = peer_tool("openssl4") {
         both_ways(&tool);
+        pbmac1(&tool);
+    }
+}
+
+/// A keystore whose integrity is PBMAC1 (RFC 9579: HMAC keyed by PBKDF2 of the password),
+/// as OpenSSL 3.4+ writes it with `-pbmac1_pbkdf2`: read with the right password, refused
+/// with a wrong one.
+fn pbmac1(tool: &Path) {
+    let dir = setup();
+    let d = dir.path();
+    for md in ["sha256", "sha512"] {
+        let file = format!("pbmac1-{md}.p12");
+        let mut cmd = Command::new(tool);
+        cmd.args([
+            "pkcs12",
+            "-export",
+            "-inkey",
+            "server.key",
+            "-in",
+            "server.pem",
+        ])
+        .args([
+            "-passout",
+            "file:pw",
+            "-pbmac1_pbkdf2",
+            "-pbmac1_pbkdf2_md",
+            md,
+        ])
+        .args(["-keypbe", "SM4-CBC", "-certpbe", "SM4-CBC", "-out", &file]);
+        let (code, _, err) = run(d, &mut cmd);
+        assert_eq!(code, 0, "{md}: {err}");
+        let (code, shown, err) = ours(d, &["pkcs12", "show", &file, "--password-file", "pw"]);
+        assert_eq!(code, 0, "{md}: {err}");
+        assert!(shown.contains("PBMAC1"), "{shown}");
+        let (code, all, err) = ours(d, &["pkcs12", "import", &file, "--password-file", "pw"]);
+        assert_eq!(code, 0, "{md}: {err}");
+        let key = std::fs::read_to_string(d.join("server.key")).unwrap();
+        assert_eq!(
+            block(&all, "PRIVATE KEY"),
+            block(&key, "PRIVATE KEY"),
+            "{md}"
+        );
+        let (code, out, _) = ours(d, &["pkcs12", "import", &file, "--password-file", "bad"]);
+        assert_eq!(code, 1, "{md}: a wrong password");
+        assert!(out.is_empty());
     }
 }
 

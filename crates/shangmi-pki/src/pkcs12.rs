@@ -357,6 +357,131 @@ fn mac_of(
     Ok(hash.hmac(&key, data))
 }
 
+/// A PBKDF2 PRF or PBMAC1 MAC: HMAC with one of these.
+#[derive(Clone, Copy)]
+enum Hmac {
+    Sm3,
+    Sha1,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl Hmac {
+    fn from_oid(oid: ObjectIdentifier) -> Option<(Hmac, &'static str)> {
+        use crate::oid::{HMAC_SHA1, HMAC_SHA256, HMAC_SHA384, HMAC_SHA512, HMAC_SM3};
+        Some(match oid {
+            o if o == HMAC_SM3 => (Hmac::Sm3, "HMAC-SM3"),
+            o if o == HMAC_SHA1 => (Hmac::Sha1, "HMAC-SHA1"),
+            o if o == HMAC_SHA256 => (Hmac::Sha256, "HMAC-SHA256"),
+            o if o == HMAC_SHA384 => (Hmac::Sha384, "HMAC-SHA384"),
+            o if o == HMAC_SHA512 => (Hmac::Sha512, "HMAC-SHA512"),
+            _ => return None,
+        })
+    }
+
+    fn pbkdf2(self, password: &[u8], salt: &[u8], iterations: u32, out: &mut [u8]) {
+        use pbkdf2::pbkdf2_hmac;
+        match self {
+            // Errors only on a zero iteration count, refused before.
+            Hmac::Sm3 => shangmi::sm3::pbkdf2(password, salt, iterations, out).unwrap_or(()),
+            Hmac::Sha1 => pbkdf2_hmac::<sha1::Sha1>(password, salt, iterations, out),
+            Hmac::Sha256 => pbkdf2_hmac::<sha2::Sha256>(password, salt, iterations, out),
+            Hmac::Sha384 => pbkdf2_hmac::<sha2::Sha384>(password, salt, iterations, out),
+            Hmac::Sha512 => pbkdf2_hmac::<sha2::Sha512>(password, salt, iterations, out),
+        }
+    }
+
+    fn mac(self, key: &[u8], data: &[u8]) -> Vec<u8> {
+        use hmac::{KeyInit, Mac};
+        fn with<M: Mac + KeyInit>(key: &[u8], data: &[u8]) -> Vec<u8> {
+            let mut m = <M as KeyInit>::new_from_slice(key).expect("HMAC takes any key");
+            m.update(data);
+            m.finalize().into_bytes().to_vec()
+        }
+        match self {
+            Hmac::Sm3 => shangmi::sm3::hmac(key, data).to_vec(),
+            Hmac::Sha1 => with::<hmac::Hmac<sha1::Sha1>>(key, data),
+            Hmac::Sha256 => with::<hmac::Hmac<sha2::Sha256>>(key, data),
+            Hmac::Sha384 => with::<hmac::Hmac<sha2::Sha384>>(key, data),
+            Hmac::Sha512 => with::<hmac::Hmac<sha2::Sha512>>(key, data),
+        }
+    }
+}
+
+#[derive(Sequence)]
+struct Pbmac1Params {
+    key_derivation_func: AlgorithmIdentifierOwned,
+    message_auth_scheme: AlgorithmIdentifierOwned,
+}
+
+#[derive(Sequence)]
+struct Pbkdf2Params {
+    salt: OctetString,
+    iteration_count: u64,
+    key_length: Option<u64>,
+    prf: Option<AlgorithmIdentifierOwned>,
+}
+
+/// The PBMAC1 MAC (RFC 9579, OpenSSL's `-pbmac1_pbkdf2`) of `data` under `password` as the
+/// algorithm identifier describes it, and its description: HMAC keyed by PBKDF2 of the
+/// password as given (UTF-8), not PKCS#12's own key derivation; the MacData's salt and
+/// iteration count are not used.
+fn pbmac1(
+    alg: &AlgorithmIdentifierOwned,
+    password: &[u8],
+    data: &[u8],
+    max_iterations: u64,
+) -> Result<(Zeroizing<Vec<u8>>, String), Error> {
+    let params: Pbmac1Params = alg
+        .parameters
+        .as_ref()
+        .ok_or_else(|| Error::Malformed("PKCS#12 PBMAC1 without parameters".into()))?
+        .decode_as()
+        .map_err(malformed("PBMAC1 parameters"))?;
+    if params.key_derivation_func.oid != crate::oid::PBKDF2 {
+        return Err(Error::Unsupported(format!(
+            "PBMAC1 key derivation {} (PBKDF2 is read)",
+            params.key_derivation_func.oid
+        )));
+    }
+    let kdf: Pbkdf2Params = params
+        .key_derivation_func
+        .parameters
+        .as_ref()
+        .ok_or_else(|| Error::Malformed("PKCS#12 PBMAC1 PBKDF2 without parameters".into()))?
+        .decode_as()
+        .map_err(malformed("PBMAC1 PBKDF2 parameters"))?;
+    let unsupported = |o: ObjectIdentifier| Error::Unsupported(format!("PBMAC1 HMAC {o}"));
+    let prf = match &kdf.prf {
+        None => Hmac::Sha1,
+        Some(p) => Hmac::from_oid(p.oid).ok_or_else(|| unsupported(p.oid))?.0,
+    };
+    let (mac, mac_name) = Hmac::from_oid(params.message_auth_scheme.oid)
+        .ok_or_else(|| unsupported(params.message_auth_scheme.oid))?;
+    // RFC 9579 requires the key length; 64 bytes covers every HMAC here.
+    let key_len = kdf
+        .key_length
+        .filter(|n| (1..=64).contains(n))
+        .ok_or_else(|| Error::Malformed("PKCS#12 PBMAC1 key length".into()))?;
+    let iterations = u32::try_from(kdf.iteration_count)
+        .ok()
+        .filter(|&n| n >= 1 && u64::from(n) <= max_iterations)
+        .ok_or_else(|| {
+            Error::Malformed(format!(
+                "PKCS#12 MAC iteration count {}",
+                kdf.iteration_count
+            ))
+        })?;
+    let mut key = Zeroizing::new(vec![0u8; key_len as usize]);
+    prf.pbkdf2(password, kdf.salt.as_bytes(), iterations, &mut key);
+    let plural = if iterations == 1 { "" } else { "s" };
+    Ok((
+        Zeroizing::new(mac.mac(&key, data)),
+        format!("PBMAC1 ({mac_name}, PBKDF2, {iterations} iteration{plural})"),
+    ))
+}
+
 fn failed() -> Error {
     Error::Decryption("wrong password, or the file is damaged (the MAC does not verify)".into())
 }
@@ -567,41 +692,42 @@ pub fn read_with_limit(data: &[u8], password: &[u8], max_iterations: u64) -> Res
         .content
         .decode_as::<OctetString>()
         .map_err(malformed("authSafe"))?;
-    let mac = match &pfx.mac_data {
-        None => "none".to_string(),
-        Some(m) => {
-            let hash = match m.mac.algorithm.oid {
-                o if o == SM3 => MacHash::Sm3,
-                o if o == SHA256 => MacHash::Sha256,
-                o if o == SHA1 => MacHash::Sha1,
-                o if o == PBMAC1 => {
-                    return Err(Error::Unsupported(
-                        "PBMAC1 integrity (OpenSSL's -pbmac1_pbkdf2): re-export with -macalg \
-                         SM3 or SHA256"
-                            .into(),
-                    ));
+    let mac = 'mac: {
+        let Some(m) = &pfx.mac_data else {
+            break 'mac "none".to_string();
+        };
+        let hash = match m.mac.algorithm.oid {
+            o if o == SM3 => MacHash::Sm3,
+            o if o == SHA256 => MacHash::Sha256,
+            o if o == SHA1 => MacHash::Sha1,
+            o if o == PBMAC1 => {
+                let (want, name) =
+                    pbmac1(&m.mac.algorithm, password, safe.as_bytes(), max_iterations)?;
+                if !bool::from(want.ct_eq(m.mac.digest.as_bytes())) {
+                    return Err(failed());
                 }
-                o => return Err(Error::Unsupported(format!("MAC digest {o}"))),
-            };
-            if m.iterations == 0 || m.iterations > max_iterations {
-                return Err(Error::Malformed(format!(
-                    "PKCS#12 MAC iteration count {}",
-                    m.iterations
-                )));
+                break 'mac name;
             }
-            let want = mac_of(
-                hash,
-                password,
-                m.mac_salt.as_bytes(),
-                m.iterations,
-                safe.as_bytes(),
-            )?;
-            if !bool::from(want.ct_eq(m.mac.digest.as_bytes())) {
-                return Err(failed());
-            }
-            let plural = if m.iterations == 1 { "" } else { "s" };
-            format!("{}, {} iteration{plural}", hash.name(), m.iterations)
+            o => return Err(Error::Unsupported(format!("MAC digest {o}"))),
+        };
+        if m.iterations == 0 || m.iterations > max_iterations {
+            return Err(Error::Malformed(format!(
+                "PKCS#12 MAC iteration count {}",
+                m.iterations
+            )));
         }
+        let want = mac_of(
+            hash,
+            password,
+            m.mac_salt.as_bytes(),
+            m.iterations,
+            safe.as_bytes(),
+        )?;
+        if !bool::from(want.ct_eq(m.mac.digest.as_bytes())) {
+            return Err(failed());
+        }
+        let plural = if m.iterations == 1 { "" } else { "s" };
+        format!("{}, {} iteration{plural}", hash.name(), m.iterations)
     };
     // The MAC covers the octets as received; what they hold may itself be BER (Java).
     let safe_der = crate::ber::to_der(safe.as_bytes())?;
