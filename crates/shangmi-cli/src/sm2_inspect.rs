@@ -130,7 +130,7 @@ pub fn describe(data: &[u8]) -> Vec<String> {
     if let Ok(text) = std::str::from_utf8(data)
         && text.contains("-----BEGIN ")
     {
-        match sm2::pem_blocks(text) {
+        match shangmi::pem::pem_blocks(text) {
             Ok(blocks) => {
                 out.push(format!("PEM, {} block(s)", blocks.len()));
                 for b in blocks {

@@ -26,7 +26,7 @@ fn pem_bodies(data: &[u8], labels: &[&str], what: &str) -> Result<Option<Vec<Vec
     let Some(text) = text else {
         return Ok(None);
     };
-    let bodies: Vec<Vec<u8>> = shangmi::sm2::pem_blocks(text)
+    let bodies: Vec<Vec<u8>> = shangmi::pem::pem_blocks(text)
         .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?
         .into_iter()
         .filter(|b| labels.contains(&b.label.as_str()))
@@ -69,7 +69,7 @@ pub(crate) fn der_of_any(data: &[u8], what: &str) -> Result<Vec<u8>, Error> {
         .filter(|t| t.contains("-----BEGIN "))
     {
         None => Ok(data.to_vec()),
-        Some(text) => shangmi::sm2::pem_blocks(text)
+        Some(text) => shangmi::pem::pem_blocks(text)
             .map_err(|e| Error::Malformed(format!("{what} (PEM): {e}")))?
             .into_iter()
             .next()

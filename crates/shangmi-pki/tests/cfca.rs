@@ -46,7 +46,7 @@ fn the_corpus_sm2_file_opens_with_its_password_only() {
         Err(Error::InvalidArgument(_))
     ));
     // The same file as bare Base64 (as SADK writes .sm2 files) and as DER.
-    let der = shangmi::sm2::pem_blocks(std::str::from_utf8(&file).unwrap()).unwrap()[0]
+    let der = shangmi::pem::pem_blocks(std::str::from_utf8(&file).unwrap()).unwrap()[0]
         .der
         .to_vec();
     assert!(open_cfca_sm2_file(&der, b"123456").is_ok());

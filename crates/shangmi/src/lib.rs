@@ -54,6 +54,7 @@ pub(crate) mod ct;
 pub mod hazmat;
 pub mod hex;
 pub mod oid;
+pub mod pem;
 pub mod seal;
 pub mod sink;
 pub mod sm2;

@@ -23,7 +23,7 @@
 
 // Three layers, each a directory: `arithmetic` (field, scalars, points, multiplication and
 // the backends), `protocols` (keys, signatures, encryption, key exchange, batches, pools) and
-// `encodings` (key files, PEM, PBES2, curve parameters). The short names below let every
+// `encodings` (key files, PBES2, curve parameters). The short names below let every
 // module reach any other as `crate::sm2::name`, whichever layer holds it.
 mod arithmetic;
 #[cfg(shangmi_ctgrind)]
@@ -35,7 +35,7 @@ pub(crate) use arithmetic::engine;
 use arithmetic::{field, mul, point, safegcd, scalar};
 #[cfg(target_arch = "x86_64")]
 use arithmetic::{x86_ifma_field, x86_ifma_lanes, x86_ifma_verify, x86_select};
-use encodings::{ec_params, keyfile, pbes2, pem};
+use encodings::{ec_params, keyfile, pbes2};
 use protocols::{
     batch, ecdh, encrypt, encrypt_stream, ephemeral_pool, keys, kx, pool, precomputed, signature,
 };
@@ -55,7 +55,6 @@ pub use pbes2::{
     Cipher, DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf,
     is_encrypted_pkcs8_der, pbes2_decrypt, pbes2_encrypt,
 };
-pub use pem::{PemBlock, pem_blocks};
 pub use pool::PresignPool;
 
 /// The public-key type under the name encryption and key exchange use for it.

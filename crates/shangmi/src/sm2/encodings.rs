@@ -5,4 +5,3 @@ pub(super) mod ec_params;
 pub(super) mod key_forms;
 pub(super) mod keyfile;
 pub(super) mod pbes2;
-pub(super) mod pem;

@@ -220,7 +220,7 @@ impl SigningKey {
 
     /// Reads PKCS#8 PEM (`PRIVATE KEY`).
     pub fn from_pkcs8_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_PKCS8])?;
+        let (_, der) = crate::pem::select(pem, &[LABEL_PKCS8])?;
         Self::from_pkcs8_der(&der)
     }
 
@@ -241,7 +241,7 @@ impl SigningKey {
 
     /// Reads SEC1 PEM (`EC PRIVATE KEY`, or `SM2 PRIVATE KEY` as `openssl ec` labels it).
     pub fn from_sec1_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_SEC1, LABEL_SM2_SEC1])?;
+        let (_, der) = crate::pem::select(pem, &[LABEL_SEC1, LABEL_SM2_SEC1])?;
         Self::from_sec1_der(&der)
     }
 
@@ -250,7 +250,7 @@ impl SigningKey {
     /// needs `password`). Text around the block, and a public-key block beside it, are
     /// ignored (see `pem.rs` for what the reader tolerates).
     pub fn from_pem(pem: &str, password: Option<&[u8]>) -> Result<Self, KeyFileError> {
-        let (label, der) = crate::sm2::pem::select(
+        let (label, der) = crate::pem::select(
             pem,
             &[LABEL_PKCS8, LABEL_SEC1, LABEL_SM2_SEC1, LABEL_ENCRYPTED],
         )?;
@@ -297,7 +297,7 @@ impl VerifyingKey {
 
     /// Reads SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
     pub fn from_public_key_pem(pem: &str) -> Result<Self, KeyFileError> {
-        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_PUBLIC])?;
+        let (_, der) = crate::pem::select(pem, &[LABEL_PUBLIC])?;
         Self::from_public_key_der(&der)
     }
 }

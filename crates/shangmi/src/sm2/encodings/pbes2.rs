@@ -381,7 +381,7 @@ impl SigningKey {
 
     /// Reads encrypted PKCS#8 PEM (`ENCRYPTED PRIVATE KEY`).
     pub fn from_pkcs8_encrypted_pem(pem: &str, password: &[u8]) -> Result<Self, KeyFileError> {
-        let (_, der) = crate::sm2::pem::select(pem, &[LABEL_ENCRYPTED])?;
+        let (_, der) = crate::pem::select(pem, &[LABEL_ENCRYPTED])?;
         Self::from_pkcs8_encrypted_der(&der, password)
     }
 

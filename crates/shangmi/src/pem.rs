@@ -10,7 +10,7 @@
 
 use zeroize::Zeroizing;
 
-use crate::sm2::keyfile::KeyFileError;
+use crate::sm2::KeyFileError;
 
 /// One PEM block: its label and its decoded contents (wiped when dropped: it may be a key).
 pub struct PemBlock {
