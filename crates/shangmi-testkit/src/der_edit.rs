@@ -38,7 +38,7 @@ pub fn children(mut contents: &[u8]) -> Vec<Vec<u8>> {
     out
 }
 
-/// A certificate (extensions under [3]) or CRL (under [0]) with `critical FALSE` written out
+/// A certificate (extensions under `[3]`) or CRL (under `[0]`) with `critical FALSE` written out
 /// in every non-critical extension (as some CAs encode it; DER leaves the default out),
 /// signed again by `issuer` over those bytes.
 pub fn with_explicit_defaults(signed: &[u8], issuer: &SigningKey, extensions_tag: u8) -> Vec<u8> {
