@@ -46,6 +46,15 @@ pub const SHROUDED_KEY_BAG: Oid = Oid::new_unwrap("1.2.840.113549.1.12.10.1.2");
 /// PKCS#12 certBag.
 pub const CERT_BAG: Oid = Oid::new_unwrap("1.2.840.113549.1.12.10.1.3");
 
+/// pbeWithSHAAnd3-KeyTripleDES-CBC (PKCS#12's legacy key encryption, read only).
+pub const PBE_SHA1_3KEY_3DES: Oid = Oid::new_unwrap("1.2.840.113549.1.12.1.3");
+/// pbeWithSHAAnd2-KeyTripleDES-CBC (read only).
+pub const PBE_SHA1_2KEY_3DES: Oid = Oid::new_unwrap("1.2.840.113549.1.12.1.4");
+/// pbeWithSHAAnd128BitRC2-CBC (read only).
+pub const PBE_SHA1_RC2_128: Oid = Oid::new_unwrap("1.2.840.113549.1.12.1.5");
+/// pbewithSHAAnd40BitRC2-CBC (PKCS#12's legacy certificate encryption, read only).
+pub const PBE_SHA1_RC2_40: Oid = Oid::new_unwrap("1.2.840.113549.1.12.1.6");
+
 /// X.520 commonName.
 pub const COMMON_NAME: Oid = Oid::new_unwrap("2.5.4.3");
 

@@ -543,11 +543,14 @@ struct Pkcs12PbeParams {
 
 impl Legacy {
     fn of(oid: &ObjectIdentifier) -> Option<Legacy> {
-        Some(match oid.to_string().as_str() {
-            "1.2.840.113549.1.12.1.3" => Legacy::TripleDes3Key,
-            "1.2.840.113549.1.12.1.4" => Legacy::TripleDes2Key,
-            "1.2.840.113549.1.12.1.5" => Legacy::Rc2_128,
-            "1.2.840.113549.1.12.1.6" => Legacy::Rc2_40,
+        use crate::oid::{
+            PBE_SHA1_2KEY_3DES, PBE_SHA1_3KEY_3DES, PBE_SHA1_RC2_40, PBE_SHA1_RC2_128,
+        };
+        Some(match *oid {
+            o if o == PBE_SHA1_3KEY_3DES => Legacy::TripleDes3Key,
+            o if o == PBE_SHA1_2KEY_3DES => Legacy::TripleDes2Key,
+            o if o == PBE_SHA1_RC2_128 => Legacy::Rc2_128,
+            o if o == PBE_SHA1_RC2_40 => Legacy::Rc2_40,
             _ => return None,
         })
     }
