@@ -263,20 +263,12 @@ impl MacHash {
     }
 
     fn hmac(self, key: &[u8], data: &[u8]) -> Vec<u8> {
-        use hmac::{KeyInit, Mac};
         match self {
-            MacHash::Sm3 => shangmi::sm3::hmac(key, data).to_vec(),
-            MacHash::Sha256 => {
-                let mut m = <hmac::Hmac<sha2::Sha256>>::new_from_slice(key).expect("any key");
-                m.update(data);
-                m.finalize().into_bytes().to_vec()
-            }
-            MacHash::Sha1 => {
-                let mut m = <hmac::Hmac<sha1::Sha1>>::new_from_slice(key).expect("any key");
-                m.update(data);
-                m.finalize().into_bytes().to_vec()
-            }
+            MacHash::Sm3 => Hmac::Sm3,
+            MacHash::Sha256 => Hmac::Sha256,
+            MacHash::Sha1 => Hmac::Sha1,
         }
+        .mac(key, data)
     }
 
     /// Output bytes (u) and block bytes (v) of RFC 7292 appendix B.
@@ -355,6 +347,34 @@ fn mac_of(
     let bmp = bmp_password(password)?;
     let key = pkcs12_kdf(hash, &bmp, salt, iterations, 3, hash.sizes().0);
     Ok(hash.hmac(&key, data))
+}
+
+/// The MAC of RFC 7292 (HMAC keyed by PKCS#12's own key derivation) of `data`, and its
+/// description.
+fn classic_mac(
+    m: &MacData,
+    password: &[u8],
+    data: &[u8],
+    max_iterations: u64,
+) -> Result<(Zeroizing<Vec<u8>>, String), Error> {
+    let hash = match m.mac.algorithm.oid {
+        o if o == SM3 => MacHash::Sm3,
+        o if o == SHA256 => MacHash::Sha256,
+        o if o == SHA1 => MacHash::Sha1,
+        o => return Err(Error::Unsupported(format!("MAC digest {o}"))),
+    };
+    if m.iterations == 0 || m.iterations > max_iterations {
+        return Err(Error::Malformed(format!(
+            "PKCS#12 MAC iteration count {}",
+            m.iterations
+        )));
+    }
+    let want = mac_of(hash, password, m.mac_salt.as_bytes(), m.iterations, data)?;
+    let plural = if m.iterations == 1 { "" } else { "s" };
+    Ok((
+        Zeroizing::new(want),
+        format!("{}, {} iteration{plural}", hash.name(), m.iterations),
+    ))
 }
 
 /// A PBKDF2 PRF or PBMAC1 MAC: HMAC with one of these.
@@ -695,42 +715,19 @@ pub fn read_with_limit(data: &[u8], password: &[u8], max_iterations: u64) -> Res
         .content
         .decode_as::<OctetString>()
         .map_err(malformed("authSafe"))?;
-    let mac = 'mac: {
-        let Some(m) = &pfx.mac_data else {
-            break 'mac "none".to_string();
-        };
-        let hash = match m.mac.algorithm.oid {
-            o if o == SM3 => MacHash::Sm3,
-            o if o == SHA256 => MacHash::Sha256,
-            o if o == SHA1 => MacHash::Sha1,
-            o if o == PBMAC1 => {
-                let (want, name) =
-                    pbmac1(&m.mac.algorithm, password, safe.as_bytes(), max_iterations)?;
-                if !bool::from(want.ct_eq(m.mac.digest.as_bytes())) {
-                    return Err(failed());
-                }
-                break 'mac name;
+    let mac = match &pfx.mac_data {
+        None => "none".to_string(),
+        Some(m) => {
+            let (want, name) = if m.mac.algorithm.oid == PBMAC1 {
+                pbmac1(&m.mac.algorithm, password, safe.as_bytes(), max_iterations)?
+            } else {
+                classic_mac(m, password, safe.as_bytes(), max_iterations)?
+            };
+            if !bool::from(want.ct_eq(m.mac.digest.as_bytes())) {
+                return Err(failed());
             }
-            o => return Err(Error::Unsupported(format!("MAC digest {o}"))),
-        };
-        if m.iterations == 0 || m.iterations > max_iterations {
-            return Err(Error::Malformed(format!(
-                "PKCS#12 MAC iteration count {}",
-                m.iterations
-            )));
+            name
         }
-        let want = mac_of(
-            hash,
-            password,
-            m.mac_salt.as_bytes(),
-            m.iterations,
-            safe.as_bytes(),
-        )?;
-        if !bool::from(want.ct_eq(m.mac.digest.as_bytes())) {
-            return Err(failed());
-        }
-        let plural = if m.iterations == 1 { "" } else { "s" };
-        format!("{}, {} iteration{plural}", hash.name(), m.iterations)
     };
     // The MAC covers the octets as received; what they hold may itself be BER (Java).
     let safe_der = crate::ber::to_der(safe.as_bytes())?;
