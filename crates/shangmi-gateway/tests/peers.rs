@@ -445,13 +445,15 @@ tlcp = {{ sign_cert = "signcert.pem", sign_key = "signkey.pem", enc_cert = "encc
     )
     .unwrap();
     let gw = Gateway::start(&d.join("gateway.toml"), 1, false);
-    // GmSSL's client sends one line of stdin per readable event and ends at EOF without
-    // waiting for the answer: the lines come apart, then stdin stays open a moment. It prints
+    // GmSSL's client blocks on a line of stdin, sends it, then reads at most one record per
+    // line if the socket is readable, and ends at EOF without waiting for the answer. It prints
     // nothing of an answer followed at once by close_notify, so the request keeps the
-    // connection open; stdin stays open long enough for a loaded machine to relay the answer.
+    // connection open. The proxy may write the head and the body as separate records, so
+    // empty lines (which HTTP/1.1 skips before a request) follow the request, each one more
+    // chance to print a record.
     let line = format!(
-        "(for l in 'GET /gmssl HTTP/1.1' 'Host: localhost' ''; do \
-         printf '%s\\r\\n' \"$l\"; sleep 0.3; done; sleep 5) \
+        "(for l in 'GET /gmssl HTTP/1.1' 'Host: localhost' '' '' '' '' '' '' '' '' '' '' '' ''; do \
+         printf '%s\\r\\n' \"$l\"; sleep 0.4; done; sleep 1) \
          | '{}' tlcp_client -host 127.0.0.1 -port {} -cacert cacert.pem",
         tool.display(),
         gw.port()
