@@ -164,7 +164,7 @@ fn hash_with(compressor: Compressor, data: &[u8]) -> [u8; DIGEST_SIZE] {
 }
 
 /// Streaming SM3 hasher. Cloning it forks the computation; dropping it wipes its state.
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct Sm3 {
     state: [u32; 8],
     /// Whole blocks compressed so far; the message length counter is taken modulo 2^64 bits,
@@ -172,6 +172,7 @@ pub struct Sm3 {
     blocks: u64,
     buf: [u8; BLOCK_SIZE],
     buf_len: usize,
+    #[zeroize(skip)]
     compressor: Compressor,
 }
 
@@ -284,13 +285,6 @@ impl Sm3 {
         self.compressor.compress(&mut self.state, &tail[..n]);
         tail.zeroize();
         write_digest(&self.state, out);
-    }
-}
-
-impl Drop for Sm3 {
-    fn drop(&mut self) {
-        self.state.zeroize();
-        self.buf.zeroize();
     }
 }
 

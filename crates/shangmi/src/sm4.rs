@@ -166,43 +166,36 @@ impl Implementation for Engine {
     }
 }
 
-/// Round keys for one direction, in the forms the engines use.
-#[derive(Clone)]
+/// Round keys for one direction, in application order and in the layout the key's engine
+/// runs in: as the standard computes them for the portable and SM4-CE engines, moved into
+/// the A1 domain (A1 rk + C1 per byte) for the AES and GFNI kernels.
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub(crate) struct Schedule {
-    /// Round keys in application order.
     pub(crate) rk: [u32; 32],
-    /// The same keys moved into the A1 domain (A1 rk + C1 per byte), which the AES and GFNI
-    /// kernels run in; zero for the engines that do not.
-    pub(crate) rk_a1: [u32; 32],
 }
 
 impl Schedule {
-    fn new(rk: [u32; 32], engine: Engine) -> Self {
-        let rk_a1 = match engine {
-            Engine::Soft => [0; 32],
+    fn new(rk: &[u32; 32], engine: Engine) -> Self {
+        let rk = match engine {
+            Engine::Soft => *rk,
             #[cfg(target_arch = "aarch64")]
-            Engine::Sm4Ce(_) => [0; 32],
+            Engine::Sm4Ce(_) => *rk,
             #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
             _ => rk.map(a1_domain::key_to_a1_domain),
         };
-        Schedule { rk, rk_a1 }
-    }
-}
-
-impl Drop for Schedule {
-    fn drop(&mut self) {
-        self.rk.zeroize();
-        self.rk_a1.zeroize();
+        Schedule { rk }
     }
 }
 
 /// SM4 with an expanded key. Cloning copies the round keys; dropping wipes them.
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct Sm4 {
     enc: Schedule,
     dec: Schedule,
+    #[zeroize(skip)]
     engine: Engine,
     /// The profile the key was expanded for; modes built on it (GCM's GHASH) follow it.
+    #[zeroize(skip)]
     profile: Backend,
 }
 
@@ -236,11 +229,10 @@ impl Sm4 {
 
     fn with_engine(key: &[u8; KEY_SIZE], engine: Engine, profile: Backend) -> Self {
         let mut rk = expand_key(key);
-        let enc = Schedule::new(rk, engine);
+        let enc = Schedule::new(&rk, engine);
         // Decryption runs the same keys backwards: reversed, not converted again.
         let mut dec = enc.clone();
         dec.rk.reverse();
-        dec.rk_a1.reverse();
         rk.zeroize();
         Sm4 {
             enc,
@@ -289,15 +281,15 @@ impl Sm4 {
         match self.engine {
             Engine::Soft => soft_word::crypt_blocks(&s.rk, core::slice::from_mut(block)),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni::crypt_block(t, &s.rk_a1, block),
+            Engine::AesNi(t) => x86_aesni::crypt_block(t, &s.rk, block),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(t) => x86_aesni::crypt_block(t.avx2(), &s.rk_a1, block),
+            Engine::Vaes(t) => x86_aesni::crypt_block(t.avx2(), &s.rk, block),
             #[cfg(target_arch = "x86_64")]
-            Engine::GfniAvx2(t) => x86_aesni::crypt_block(t.avx2(), &s.rk_a1, block),
+            Engine::GfniAvx2(t) => x86_aesni::crypt_block(t.avx2(), &s.rk, block),
             #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(t) => x86_gfni::crypt_block(t, &s.rk_a1, block),
+            Engine::Gfni(t) => x86_gfni::crypt_block(t, &s.rk, block),
             #[cfg(target_arch = "aarch64")]
-            Engine::AesNeon(t) => arm_aes_neon::crypt_block(t, &s.rk_a1, block),
+            Engine::AesNeon(t) => arm_aes_neon::crypt_block(t, &s.rk, block),
             #[cfg(target_arch = "aarch64")]
             Engine::Sm4Ce(t) => arm_sm4ce::crypt_block(t, &s.rk, block),
         }
@@ -307,15 +299,15 @@ impl Sm4 {
         match self.engine {
             Engine::Soft => soft_crypt_blocks(&s.rk, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk_a1, blocks),
+            Engine::AesNi(t) => x86_aesni::crypt_blocks(t, &s.rk, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(t) => x86_aesni::crypt_blocks_vaes(t, &s.rk_a1, blocks),
+            Engine::Vaes(t) => x86_aesni::crypt_blocks_vaes(t, &s.rk, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::GfniAvx2(t) => x86_gfni_avx2::crypt_blocks(t, &s.rk_a1, blocks),
+            Engine::GfniAvx2(t) => x86_gfni_avx2::crypt_blocks(t, &s.rk, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::Gfni(t) => x86_gfni::crypt_blocks(t, &s.rk_a1, blocks),
+            Engine::Gfni(t) => x86_gfni::crypt_blocks(t, &s.rk, blocks),
             #[cfg(target_arch = "aarch64")]
-            Engine::AesNeon(t) => arm_aes_neon::crypt_blocks(t, &s.rk_a1, blocks),
+            Engine::AesNeon(t) => arm_aes_neon::crypt_blocks(t, &s.rk, blocks),
             #[cfg(target_arch = "aarch64")]
             Engine::Sm4Ce(t) => arm_sm4ce::crypt_blocks(t, &s.rk, blocks),
         }
@@ -334,13 +326,13 @@ impl Sm4 {
     pub(crate) fn ctr32_xor(&self, counter: &Block, blocks: &mut [Block]) -> bool {
         match self.engine {
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni_modes::ctr32_xor(t, &self.enc.rk_a1, counter, blocks),
+            Engine::AesNi(t) => x86_aesni_modes::ctr32_xor(t, &self.enc.rk, counter, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(t) => x86_aesni_modes::ctr32_xor_vaes(t, &self.enc.rk_a1, counter, blocks),
+            Engine::Vaes(t) => x86_aesni_modes::ctr32_xor_vaes(t, &self.enc.rk, counter, blocks),
             #[cfg(target_arch = "aarch64")]
             Engine::Sm4Ce(t) => arm_sm4ce::ctr32_xor(t, &self.enc.rk, counter, blocks),
             #[cfg(target_arch = "aarch64")]
-            Engine::AesNeon(t) => arm_aes_neon::ctr32_xor(t, &self.enc.rk_a1, counter, blocks),
+            Engine::AesNeon(t) => arm_aes_neon::ctr32_xor(t, &self.enc.rk, counter, blocks),
             _ => return false,
         }
         true
@@ -366,9 +358,9 @@ impl Sm4 {
         let s = if decrypt { &self.dec } else { &self.enc };
         match self.engine {
             #[cfg(target_arch = "x86_64")]
-            Engine::AesNi(t) => x86_aesni_modes::masked::<IN>(t, &s.rk_a1, masks, blocks),
+            Engine::AesNi(t) => x86_aesni_modes::masked::<IN>(t, &s.rk, masks, blocks),
             #[cfg(target_arch = "x86_64")]
-            Engine::Vaes(t) => x86_aesni_modes::masked_vaes::<IN>(t, &s.rk_a1, masks, blocks),
+            Engine::Vaes(t) => x86_aesni_modes::masked_vaes::<IN>(t, &s.rk, masks, blocks),
             #[cfg(target_arch = "aarch64")]
             Engine::Sm4Ce(t) => arm_sm4ce::masked::<IN>(t, &s.rk, masks, blocks),
             _ => return false,

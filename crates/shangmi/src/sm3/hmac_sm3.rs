@@ -17,7 +17,7 @@ pub fn hmac(key: &[u8], msg: &[u8]) -> [u8; DIGEST_SIZE] {
 }
 
 /// Streaming HMAC-SM3. Dropping it wipes the keyed states.
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct HmacSm3 {
     inner: Sm3,
     ipad_state: [u32; 8],
@@ -193,13 +193,6 @@ impl HmacSm3 {
     /// The keyed chaining values after the ipad and opad blocks (for PBKDF2).
     pub(crate) fn pad_states(&self) -> ([u32; 8], [u32; 8]) {
         (self.ipad_state, self.opad_state)
-    }
-}
-
-impl Drop for HmacSm3 {
-    fn drop(&mut self) {
-        self.ipad_state.zeroize();
-        self.opad_state.zeroize();
     }
 }
 

@@ -62,7 +62,9 @@ pub fn kdf_with_backend(
 /// The KDF as a stream: successive [`fill`](Kdf::fill) calls continue where the last one
 /// stopped, so a large message can be masked piece by piece (SM2 encryption of a stream).
 /// Z is absorbed once; each 32 bytes of output then cost one compression, in SIMD lanes.
+#[derive(zeroize::ZeroizeOnDrop)]
 pub struct Kdf {
+    #[zeroize(skip)]
     imp: LaneImpl,
     prefix: Prefix,
     /// The counter of the next 32-byte piece (the first is 1).
@@ -146,12 +148,6 @@ impl Kdf {
     }
 }
 
-impl Drop for Kdf {
-    fn drop(&mut self) {
-        self.buf.zeroize();
-    }
-}
-
 /// Either failure of `kdf_with_backend`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KdfErrorOrBackend {
@@ -162,6 +158,7 @@ pub enum KdfErrorOrBackend {
 }
 
 /// What every counter's computation starts from.
+#[derive(zeroize::ZeroizeOnDrop)]
 struct Prefix {
     state: [u32; 8],
     /// Z's tail followed by a zero counter and padding: one or two blocks.
@@ -204,13 +201,6 @@ impl Prefix {
         let mut t = self.template;
         t.as_flattened_mut()[self.ct_at..self.ct_at + 4].copy_from_slice(&ct.to_be_bytes());
         t
-    }
-}
-
-impl Drop for Prefix {
-    fn drop(&mut self) {
-        self.state.zeroize();
-        self.template.zeroize();
     }
 }
 

@@ -48,7 +48,7 @@ pub(crate) fn hkey_powers<const N: usize>(h: u128) -> [u128; N] {
 /// `hkey` forms of H^1 ..= H^8 (index i holds H^(i+1)): the key of the 128-bit carry-less
 /// backends (PCLMULQDQ, PMULL).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub(crate) struct Powers8 {
     pub(crate) powers: [u128; 8],
 }
@@ -62,26 +62,19 @@ impl Powers8 {
     }
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-impl Drop for Powers8 {
-    fn drop(&mut self) {
-        self.powers.zeroize();
-    }
-}
-
 // The precomputed powers live inline: one GHASH per key object, and no allocation per message.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 enum Engine {
     Soft(u128),
     #[cfg(target_arch = "x86_64")]
-    Clmul(crate::cpu::Avx2, x86_clmul::Key),
+    Clmul(#[zeroize(skip)] crate::cpu::Avx2, x86_clmul::Key),
     #[cfg(target_arch = "x86_64")]
-    VpclmulAvx2(crate::cpu::Vaes, x86_vpclmul::Key),
+    VpclmulAvx2(#[zeroize(skip)] crate::cpu::Vaes, x86_vpclmul::Key),
     #[cfg(target_arch = "x86_64")]
-    Vpclmul(crate::cpu::Avx512, x86_vpclmul::Key),
+    Vpclmul(#[zeroize(skip)] crate::cpu::Avx512, x86_vpclmul::Key),
     #[cfg(target_arch = "aarch64")]
-    Pmull(crate::cpu::NeonAes, Powers8),
+    Pmull(#[zeroize(skip)] crate::cpu::NeonAes, Powers8),
 }
 
 /// A GHASH key: H and its precomputed powers, held once per key object.
@@ -92,7 +85,7 @@ pub(crate) struct GHashKey {
 
 /// A running GHASH: the accumulator alone, its key passed to each update (so a stream that
 /// owns its key can hold one).
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub(crate) struct GHash {
     acc: u128,
 }
@@ -227,22 +220,6 @@ impl GHash {
     /// The hash so far, as a block.
     pub(crate) fn value(&self) -> Block {
         self.acc.to_be_bytes()
-    }
-}
-
-impl Drop for GHash {
-    fn drop(&mut self) {
-        self.acc.zeroize();
-    }
-}
-
-impl Drop for GHashKey {
-    // With the portable engine alone (WebAssembly) the pattern cannot fail.
-    #[allow(irrefutable_let_patterns)]
-    fn drop(&mut self) {
-        if let Engine::Soft(k) = &mut self.engine {
-            k.zeroize();
-        }
     }
 }
 

@@ -13,7 +13,7 @@ use crate::sm4::Block;
 /// `hkey` forms of H^1 ..= H^16, laid out for each width: `ymm[j]` holds the powers for
 /// blocks 2j and 2j + 1 of a group of eight (H^(8 - 2j), H^(7 - 2j)), `zmm[j]` those for
 /// blocks 4j .. 4j + 3 of a group of sixteen; `narrow` is H^1 ..= H^8 for the 128-bit path.
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub(crate) struct Key {
     ymm: [[u128; 2]; 4],
     zmm: [[u128; 4]; 4],
@@ -30,14 +30,6 @@ impl Key {
         };
         zeroize::Zeroize::zeroize(&mut p);
         key
-    }
-}
-
-impl Drop for Key {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.ymm);
-        zeroize::Zeroize::zeroize(&mut self.zmm);
-        zeroize::Zeroize::zeroize(&mut self.narrow);
     }
 }
 

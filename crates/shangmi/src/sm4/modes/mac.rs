@@ -18,7 +18,7 @@ fn dbl(b: &Block) -> Block {
 
 /// The shared CBC chain: all whole blocks but the last are absorbed at once; the last stays
 /// buffered until finalization knows whether it is the last.
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 struct Chain {
     cipher: Sm4,
     state: Block,
@@ -67,13 +67,6 @@ impl Chain {
     }
 }
 
-impl Drop for Chain {
-    fn drop(&mut self) {
-        self.state.zeroize();
-        self.buf.zeroize();
-    }
-}
-
 /// Compares the first `len` bytes of our tag with `tag`, which must be exactly `len` bytes:
 /// the length is the verifier's decision, never the input's, or a forger could send a prefix.
 fn verify_tag(ours: &Block, tag: &[u8], len: usize) -> Result<(), Error> {
@@ -89,7 +82,7 @@ fn verify_tag(ours: &Block, tag: &[u8], len: usize) -> Result<(), Error> {
 }
 
 /// SM4-CMAC.
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct Cmac {
     chain: Chain,
     k1: Block,
@@ -142,13 +135,6 @@ impl Cmac {
     }
 }
 
-impl Drop for Cmac {
-    fn drop(&mut self) {
-        self.k1.zeroize();
-        self.k2.zeroize();
-    }
-}
-
 /// One-shot SM4-CMAC.
 pub fn cmac(key: &[u8; 16], data: &[u8]) -> Block {
     let mut m = Cmac::new(key);
@@ -157,7 +143,7 @@ pub fn cmac(key: &[u8; 16], data: &[u8]) -> Block {
 }
 
 /// SM4-XCBC-MAC: RFC 3566's construction (K1, K2, K3 = E(0x01..), E(0x02..), E(0x03..)).
-#[derive(Clone)]
+#[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub struct XcbcMac {
     chain: Chain,
     k2: Block,
@@ -207,13 +193,6 @@ impl XcbcMac {
         let r = verify_tag(&ours, tag, len);
         ours.zeroize();
         r
-    }
-}
-
-impl Drop for XcbcMac {
-    fn drop(&mut self) {
-        self.k2.zeroize();
-        self.k3.zeroize();
     }
 }
 

@@ -152,8 +152,10 @@ impl Xts {
 }
 
 /// The running tweak, multiplied by x per block in the variant's bit order; constant time.
+#[derive(zeroize::ZeroizeOnDrop)]
 struct Tweak {
     value: u128,
+    #[zeroize(skip)]
     variant: Variant,
 }
 
@@ -194,12 +196,6 @@ impl Tweak {
 
     fn double(&mut self) {
         self.value = self.times_x(self.value);
-    }
-}
-
-impl Drop for Tweak {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.value);
     }
 }
 
