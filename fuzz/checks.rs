@@ -14,8 +14,9 @@ use shangmi::seal::{self, Key, Recipients, Sealer};
 use shangmi::sink::MemorySink;
 use shangmi::sm2::{self, Decryptor, Format, PointEncoding, Signature, SigningKey, VerifyingKey};
 use shangmi::sm3;
+use shangmi::sm4::Sm4;
 use shangmi::sm4::modes::{cbc, ctr, ecb, padding, xts};
-use shangmi::sm4::{Sm4, Sm4Ccm, Sm4Gcm};
+use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
 
 /// A target's check.
 pub type Check = fn(&[u8]);

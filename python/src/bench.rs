@@ -24,7 +24,7 @@ fn _core_bench(py: Python<'_>, op: &str, iterations: u64) -> PyResult<f64> {
         .sign(b"benchmark message")
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let cipher = sm4::Sm4::new(&key);
-    let gcm = sm4::Sm4Gcm::new(&key);
+    let gcm = sm4::modes::gcm::Sm4Gcm::new(&key);
     let run = |f: &mut dyn FnMut()| {
         let t = Instant::now();
         for _ in 0..iterations {

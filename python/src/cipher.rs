@@ -4,8 +4,10 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use shangmi::sm4::modes::{self, Error as ModeError, cbc, cfb, ctr, ecb, gcm, ofb, xts};
-use shangmi::sm4::{Direction, Mode, Sm4, Sm4Ccm, Sm4Gcm};
+use shangmi::sm4::Error as ModeError;
+use shangmi::sm4::modes::{self, cbc, cfb, ctr, ecb, gcm, ofb, xts};
+use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
+use shangmi::sm4::{Direction, Mode, Sm4};
 use zeroize::Zeroizing;
 
 use crate::{Data, InvalidTag, Shared, array, bytes_from, data, run};

@@ -10,8 +10,9 @@ use cipher::{
 };
 use openssl::cipher::Cipher as EvpCipher;
 use openssl::symm::{Cipher, Crypter, Mode};
+use shangmi::sm4::Sm4;
+use shangmi::sm4::modes::gcm::Sm4Gcm;
 use shangmi::sm4::modes::{cbc, ctr, xts};
-use shangmi::sm4::{Sm4, Sm4Gcm};
 
 use crate::harness::{Candidate, Case, Unit, other_profiles};
 use crate::input;

@@ -6,8 +6,10 @@
 
 use core::ffi::c_int;
 
-use shangmi::sm4::modes::{self, Error as ModeError, cbc, cfb, ctr, ecb, ofb, padding, xts};
-use shangmi::sm4::{Direction, Mode, Sm4, Sm4Ccm, Sm4Gcm, Stream};
+use shangmi::sm4::Error as ModeError;
+use shangmi::sm4::modes::{self, cbc, cfb, ctr, ecb, ofb, padding, xts};
+use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
+use shangmi::sm4::{Direction, Mode, Sm4, Stream};
 use zeroize::Zeroizing;
 
 use crate::{

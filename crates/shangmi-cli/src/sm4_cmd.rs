@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 
 use clap::ValueEnum;
+use shangmi::sm4::Sm4;
 use shangmi::sm4::modes::{cbc, cfb::Cfb, ctr::Ctr, ofb::Ofb, xts};
-use shangmi::sm4::{Sm4, Sm4Ccm, Sm4Gcm};
+use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
 use zeroize::Zeroizing;
 
 use crate::fail::{Outcome, Result, error, parse_hex, rejected};

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use shangmi::seal::{Recipients, Sealer};
 use shangmi::sm2::{Format, SigningKey};
 use shangmi::sm3;
+use shangmi::sm4::Sm4;
+use shangmi::sm4::modes::gcm::Sm4Gcm;
 use shangmi::sm4::modes::{cbc, ctr, xts};
-use shangmi::sm4::{Sm4, Sm4Gcm};
 
 use crate::fail::{Outcome, Result, error};
 use crate::files::print;

@@ -12,8 +12,9 @@
 use core::ffi::{CStr, c_int, c_void};
 use std::sync::Arc;
 
+use shangmi::sm4::Error as ModeError;
 use shangmi::sm4::modes::gcm::GcmStream;
-use shangmi::sm4::{Error as ModeError, Sm4Ccm, Sm4Gcm};
+use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 

@@ -7,7 +7,7 @@ use rustls::crypto::cipher::{
     UnsupportedOperationError, make_tls13_aad,
 };
 use rustls::{ConnectionTrafficSecrets, ContentType, Error, ProtocolVersion};
-use shangmi::sm4::{Sm4Ccm, Sm4Gcm};
+use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
 
 const TAG_LEN: usize = 16;
 

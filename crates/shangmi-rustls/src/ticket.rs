@@ -11,7 +11,7 @@ use rustls::Error;
 use rustls::crypto::GetRandomFailed;
 use rustls::server::ProducesTickets;
 use rustls::ticketer::TicketRotator;
-use shangmi::sm4::Sm4Gcm;
+use shangmi::sm4::modes::gcm::Sm4Gcm;
 use zeroize::Zeroize;
 
 /// How long one key seals tickets, in seconds (rustls' own ticketers use the same).

@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use shangmi::sm3::{HmacSm3, Sm3};
-use shangmi::sm4::{Sm4, Sm4Gcm};
+use shangmi::sm4::Sm4;
+use shangmi::sm4::modes::gcm::Sm4Gcm;
 use zeroize::Zeroizing;
 
 use crate::client::ClientState;

@@ -8,8 +8,9 @@
 //! padding and a bad MAC take the same time and give the same alert.
 
 use shangmi::sm3::HmacSm3;
+use shangmi::sm4::Sm4;
 use shangmi::sm4::modes::cbc;
-use shangmi::sm4::{Sm4, Sm4Gcm};
+use shangmi::sm4::modes::gcm::Sm4Gcm;
 use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroizing;
 

@@ -17,7 +17,7 @@ use zeroize::Zeroizing;
 use crate::sink::Sink;
 use crate::sm2::{Format, SigningKey, VerifyingKey};
 use crate::sm3::{HmacSm3, pbkdf2};
-use crate::sm4::Sm4Gcm;
+use crate::sm4::modes::gcm::Sm4Gcm;
 
 /// The magic bytes that open every sealed file.
 pub const MAGIC: &[u8; 6] = b"SMSEAL";

@@ -23,6 +23,7 @@ mod a1_domain;
 mod arm_aes_neon;
 #[cfg(target_arch = "aarch64")]
 mod arm_sm4ce;
+mod error;
 pub(crate) mod ghash;
 pub mod modes;
 mod soft_bitsliced;
@@ -49,9 +50,7 @@ use zeroize::Zeroize;
     allow(unused_imports)
 )]
 use crate::cpu::{Backend, Implementation, UnsupportedBackend};
-pub use modes::Error;
-pub use modes::ccm::Sm4Ccm;
-pub use modes::gcm::Sm4Gcm;
+pub use error::Error;
 pub use stream::{Direction, Mode, Stream};
 
 /// Block length in bytes.

@@ -9,7 +9,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, RngCore, SeedableRng};
 use shangmi::Backend;
 use shangmi::sm4::modes::{cbc, cfb::Cfb, ctr, ecb, mac, ofb::Ofb, xts};
-use shangmi::sm4::{Error, Sm4, Sm4Ccm, Sm4Gcm};
+use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
+use shangmi::sm4::{Error, Sm4};
 
 fn bytes(rng: &mut StdRng, n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];

@@ -23,7 +23,8 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shangmi::Backend;
 use shangmi::sm2::{EphemeralSecret, Exchange, Format, Role, SigningKey};
-use shangmi::sm4::{Sm4, Sm4Gcm};
+use shangmi::sm4::Sm4;
+use shangmi::sm4::modes::gcm::Sm4Gcm;
 use ttest::{THRESHOLD, budget, check, measure, random_bytes};
 
 /// A valid private key: d = 1 for the fixed class (a scalar of one set bit), random otherwise.

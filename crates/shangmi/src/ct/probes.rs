@@ -80,7 +80,7 @@ pub fn run(name: &str, seed: u8, profile: Backend) -> Option<Vec<u8>> {
             public(blocks).concat()
         }
         "sm4-gcm" => {
-            use crate::sm4::{Sm4, Sm4Gcm};
+            use crate::sm4::{Sm4, modes::gcm::Sm4Gcm};
             let k = input(12);
             let mut key: [u8; 16] = k[..16].try_into().ok()?;
             secret(&mut key);
@@ -117,7 +117,7 @@ pub fn run(name: &str, seed: u8, profile: Backend) -> Option<Vec<u8>> {
         }
         "sm4-ccm" => {
             let c = sm4_secret_key(input(24)[..16].try_into().ok()?, profile)?;
-            let ccm = crate::sm4::Sm4Ccm::with_cipher(c, 12, 16).ok()?;
+            let ccm = crate::sm4::modes::ccm::Sm4Ccm::with_cipher(c, 12, 16).ok()?;
             let mut msg = input(25).repeat(2);
             secret(&mut msg[..]);
             let mut sealed = ccm.encrypt(&[seed; 12], b"aad", &msg).ok()?;

@@ -22,7 +22,8 @@
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use super::modes::{Error, cbc, cfb::Cfb, ctr::Ctr, ecb, ofb::Ofb, padding};
+use super::Error;
+use super::modes::{cbc, cfb::Cfb, ctr::Ctr, ecb, ofb::Ofb, padding};
 use super::{Block, Sm4};
 
 /// A raw SM4 mode and its IV. The `Pkcs7` modes add PKCS#7 padding when encrypting and check

@@ -14,7 +14,8 @@ use cipher::{
     KeySizeUser, ParBlocks, ParBlocksSizeUser,
 };
 
-use super::{Sm4, Sm4Ccm, Sm4Gcm};
+use super::Sm4;
+use super::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
 
 impl KeySizeUser for Sm4 {
     type KeySize = U16;
