@@ -49,30 +49,30 @@ pub fn pki_parsers(data: &[u8]) {
     }
     // EnvelopedData: a key that no sender used opens nothing (SM2's C3 check fails first).
     let key = shangmi::sm2::SigningKey::from_bytes(&[7; 32]).expect("a valid scalar");
-    assert!(shangmi_pki::cms_decrypt(data, &key, None).is_err());
+    assert!(shangmi_pki::envelope::decrypt(data, &key, None).is_err());
     assert!(shangmi_pki::open_enveloped_key(data, &key).is_err());
     // CFCA's formats: an escrowed key for another key opens nothing; a .sm2 file may open
     // (its password is public here), but only with its certificate's key.
-    assert!(shangmi_pki::open_cfca_escrowed_key(data, &key).is_err());
-    if let Ok((k, c)) = shangmi_pki::open_cfca_sm2_file(data, b"123456") {
+    assert!(shangmi_pki::cfca::open_escrowed_key(data, &key).is_err());
+    if let Ok((k, c)) = shangmi_pki::cfca::open_sm2_file(data, b"123456") {
         let public = shangmi_pki::public_key(c.tbs_certificate().subject_public_key_info());
         assert!(public.is_ok_and(|p| p == *k.verifying_key()));
     }
     // SignedAndEnvelopedData: nothing opens for a key no sender used, nor verifies without
     // anchors; any message has a kind or a clear error.
     let none = shangmi_pki::Verifier::new(Vec::<shangmi_pki::Cert>::new());
-    assert!(shangmi_pki::cms_decrypt_and_verify(data, &key, &none).is_err());
-    let _ = shangmi_pki::cms_kind(data);
+    assert!(shangmi_pki::signed_envelope::decrypt_and_verify(data, &key, &none).is_err());
+    let _ = shangmi_pki::signed_envelope::kind(data);
     // SignedData: never verified without anchors, whatever the bytes.
     assert!(
-        shangmi_pki::cms_verify(
+        shangmi_pki::cms::verify(
             data,
             None,
             &shangmi_pki::Verifier::new(Vec::<shangmi_pki::Cert>::new())
         )
         .is_err()
     );
-    assert!(shangmi_pki::cms_verify_accepting_gmssl(data, &none).is_err());
+    assert!(shangmi_pki::cms::verify_accepting_gmssl(data, &none).is_err());
     if let Ok(lists) = shangmi_pki::crls(data) {
         for l in &lists {
             let _ = shangmi_pki::describe_crl(l);

@@ -7,7 +7,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use shangmi_pki::{Cert, CmsSigner, Error, Flavor, Verifier};
+use shangmi_pki::cms::{CmsSigner, Flavor};
+use shangmi_pki::{Cert, Error, Verifier};
 
 use crate::sm2::PrivateKey;
 use crate::{Data, DecryptionError, InvalidSignature, Owned};
@@ -121,9 +122,9 @@ fn cms_sign<'py>(
                 .map(|(cert, key)| CmsSigner { cert, key })
                 .collect();
             if gmssl {
-                shangmi_pki::cms_sign_gmssl(&data, &s, &extra)
+                shangmi_pki::cms::sign_gmssl(&data, &s, &extra)
             } else {
-                shangmi_pki::cms_sign(&data, &s, &extra, detached, flavor(gm))
+                shangmi_pki::cms::sign(&data, &s, &extra, detached, flavor(gm))
             }
         })
         .map_err(py_err)?;
@@ -160,9 +161,9 @@ fn cms_verify<'py>(
     let got = py
         .detach(|| {
             if gmssl {
-                shangmi_pki::cms_verify_accepting_gmssl(&message, &v)
+                shangmi_pki::cms::verify_accepting_gmssl(&message, &v)
             } else {
-                shangmi_pki::cms_verify(&message, content.as_deref(), &v)
+                shangmi_pki::cms::verify(&message, content.as_deref(), &v)
             }
         })
         .map_err(py_err)?;
@@ -187,11 +188,11 @@ fn cms_encrypt<'py>(
     gmssl: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let to = certs(recipients)?;
-    let how = shangmi_pki::Envelope {
+    let how = shangmi_pki::envelope::Envelope {
         flavor: flavor(gm || cfca || gmssl),
         cipher: match cipher {
-            "sm4-cbc" => shangmi_pki::ContentCipher::Sm4Cbc,
-            "sm4-gcm" => shangmi_pki::ContentCipher::Sm4Gcm,
+            "sm4-cbc" => shangmi_pki::envelope::ContentCipher::Sm4Cbc,
+            "sm4-gcm" => shangmi_pki::envelope::ContentCipher::Sm4Gcm,
             other => {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(
                     "cipher {other:?}: sm4-cbc or sm4-gcm"
@@ -199,20 +200,20 @@ fn cms_encrypt<'py>(
             }
         },
         wrapped_key: if cfca {
-            shangmi_pki::WrappedKey::CfcaRaw
+            shangmi_pki::envelope::WrappedKey::CfcaRaw
         } else if gmssl {
-            shangmi_pki::WrappedKey::Gmssl
+            shangmi_pki::envelope::WrappedKey::Gmssl
         } else {
-            shangmi_pki::WrappedKey::Der
+            shangmi_pki::envelope::WrappedKey::Der
         },
         recipient_name: if by_key_id {
-            shangmi_pki::RecipientName::SubjectKeyId
+            shangmi_pki::envelope::RecipientName::SubjectKeyId
         } else {
-            shangmi_pki::RecipientName::IssuerAndSerial
+            shangmi_pki::envelope::RecipientName::IssuerAndSerial
         },
     };
     let out = py
-        .detach(|| shangmi_pki::cms_encrypt_with(&data, &to, &how))
+        .detach(|| shangmi_pki::envelope::encrypt_with(&data, &to, &how))
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }
@@ -233,7 +234,7 @@ fn cms_decrypt<'py>(
         .map_err(py_err)?;
     let k = key.inner.clone();
     let out = py
-        .detach(|| shangmi_pki::cms_decrypt(&message, &k, cert.as_deref()))
+        .detach(|| shangmi_pki::envelope::decrypt(&message, &k, cert.as_deref()))
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }
@@ -269,7 +270,7 @@ fn cms_sign_and_encrypt<'py>(
                 .iter()
                 .map(|(cert, key)| CmsSigner { cert, key })
                 .collect();
-            shangmi_pki::cms_sign_and_encrypt(&data, &s, &to, flavor(gm))
+            shangmi_pki::signed_envelope::sign_and_encrypt(&data, &s, &to, flavor(gm))
         })
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
@@ -299,7 +300,7 @@ fn cms_decrypt_and_verify<'py>(
     }
     let k = key.inner.clone();
     let got = py
-        .detach(|| shangmi_pki::cms_decrypt_and_verify(&message, &k, &v))
+        .detach(|| shangmi_pki::signed_envelope::decrypt_and_verify(&message, &k, &v))
         .map_err(py_err)?;
     Ok(PyBytes::new(py, &got.content))
 }
@@ -312,7 +313,7 @@ fn cfca_open_sm2_file<'py>(
     data: Data<'_>,
     password: Data<'_>,
 ) -> PyResult<(PrivateKey, Bound<'py, PyBytes>)> {
-    let (key, cert) = shangmi_pki::open_cfca_sm2_file(&data, &password).map_err(py_err)?;
+    let (key, cert) = shangmi_pki::cfca::open_sm2_file(&data, &password).map_err(py_err)?;
     let der = der::Encode::to_der(&cert).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok((PrivateKey { inner: key }, PyBytes::new(py, &der)))
 }
@@ -328,7 +329,7 @@ fn cfca_sm2_file<'py>(
     let cert = shangmi_pki::certificates(&certificate)
         .map_err(py_err)?
         .remove(0);
-    let out = shangmi_pki::cfca_sm2_file(&key.inner, &cert, &password).map_err(py_err)?;
+    let out = shangmi_pki::cfca::sm2_file(&key.inner, &cert, &password).map_err(py_err)?;
     Ok(PyBytes::new(py, &out))
 }
 

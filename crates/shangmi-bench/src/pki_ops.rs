@@ -11,7 +11,8 @@ use openssl::stack::Stack;
 use openssl::x509::store::{X509Store, X509StoreBuilder};
 use openssl::x509::{X509, X509StoreContext};
 use shangmi::sm2::SigningKey;
-use shangmi_pki::{Cert, CmsSigner, Flavor, Issue, Verifier};
+use shangmi_pki::cms::{CmsSigner, Flavor};
+use shangmi_pki::{Cert, Issue, Verifier};
 
 use crate::harness::{Candidate, Case};
 use crate::sm2_ops::per_op;
@@ -145,7 +146,7 @@ pub fn cases() -> Vec<Case> {
             cert: &lc,
             key: &lk,
         }];
-        shangmi_pki::cms_sign(&msg, &s, std::slice::from_ref(&mc), false, Flavor::Gm)
+        shangmi_pki::cms::sign(&msg, &s, std::slice::from_ref(&mc), false, Flavor::Gm)
             .expect("signs")
     };
     let p7 = sign();
@@ -156,14 +157,14 @@ pub fn cases() -> Vec<Case> {
         "cms-sign",
         vec![Candidate::checked(
             "shangmi",
-            move |out| out[0] = u8::from(shangmi_pki::cms_verify(&sign(), None, &v1).is_ok()),
+            move |out| out[0] = u8::from(shangmi_pki::cms::verify(&sign(), None, &v1).is_ok()),
             move |out| out[0] = sign2()[0],
         )],
     ));
     v.push(per_op(
         "cms-verify",
         vec![Candidate::new("shangmi", move |out| {
-            out[0] = u8::from(shangmi_pki::cms_verify(&p7, None, &v2).is_ok())
+            out[0] = u8::from(shangmi_pki::cms::verify(&p7, None, &v2).is_ok())
         })],
     ));
     v

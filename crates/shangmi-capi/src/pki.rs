@@ -7,7 +7,8 @@
 use core::ffi::c_int;
 use std::time::{Duration, UNIX_EPOCH};
 
-use shangmi_pki::{Cert, CmsSigner, Error, Flavor, Verifier};
+use shangmi_pki::cms::{CmsSigner, Flavor};
+use shangmi_pki::{Cert, Error, Verifier};
 
 use crate::sm2::shangmi_sm2_private_key;
 use crate::{Result, guard, guard_out, handle, input, output, room, shangmi_status};
@@ -146,7 +147,7 @@ pub unsafe extern "C" fn shangmi_cms_sign(
             key: &k.inner,
         }];
         let msg =
-            shangmi_pki::cms_sign(d, &signers, &[], detached != 0, flavor(gm)).map_err(err)?;
+            shangmi_pki::cms::sign(d, &signers, &[], detached != 0, flavor(gm)).map_err(err)?;
         // Another signature's encoding is at most two bytes longer.
         // SAFETY: the caller's contract above; the inputs are no longer read.
         unsafe { put_varying(out, out_cap, out_len, &msg, 2)? };
@@ -190,7 +191,7 @@ pub unsafe extern "C" fn shangmi_cms_verify(
         if at != 0 {
             v = v.at(UNIX_EPOCH + Duration::from_secs(at));
         }
-        let got = shangmi_pki::cms_verify(m, detached, &v).map_err(err)?;
+        let got = shangmi_pki::cms::verify(m, detached, &v).map_err(err)?;
         // SAFETY: the caller's contract above; the input slices are no longer read.
         unsafe { output(out, out_cap, out_len, got.content.len())? }.copy_from_slice(&got.content);
         Ok(())
@@ -211,8 +212,8 @@ pub const SHANGMI_CMS_BY_KEY_ID: c_int = 8;
 pub const SHANGMI_CMS_GMSSL: c_int = 16;
 
 /// The envelope `options` (an OR of `SHANGMI_CMS_*`) ask for; None for an unknown bit.
-fn envelope(options: c_int) -> Option<shangmi_pki::Envelope> {
-    use shangmi_pki::{ContentCipher, Envelope, RecipientName, WrappedKey};
+fn envelope(options: c_int) -> Option<shangmi_pki::envelope::Envelope> {
+    use shangmi_pki::envelope::{ContentCipher, Envelope, RecipientName, WrappedKey};
     let known = SHANGMI_CMS_GM
         | SHANGMI_CMS_SM4_GCM
         | SHANGMI_CMS_CFCA
@@ -272,7 +273,7 @@ pub unsafe extern "C" fn shangmi_cms_encrypt(
             return Err(shangmi_status::ErrNullPointer);
         }
         let how = envelope(options).ok_or(shangmi_status::ErrInvalidArgument)?;
-        let msg = shangmi_pki::cms_encrypt_with(d, &r, &how).map_err(err)?;
+        let msg = shangmi_pki::envelope::encrypt_with(d, &r, &how).map_err(err)?;
         // Each recipient's SM2 ciphertext may encode a few bytes longer another time.
         // SAFETY: the caller's contract above; the inputs are no longer read.
         unsafe { put_varying(out, out_cap, out_len, &msg, 4 * r.len())? };
@@ -303,8 +304,8 @@ pub unsafe extern "C" fn shangmi_cms_decrypt(
     let run = || {
         // SAFETY: the caller's contract above.
         let (m, k, c) = unsafe { (input(msg, msg_len)?, handle(key)?, certs(cert, cert_len)?) };
-        let content =
-            shangmi_pki::cms_decrypt(m, &k.inner, c.first().map(Cert::certificate)).map_err(err)?;
+        let content = shangmi_pki::envelope::decrypt(m, &k.inner, c.first().map(Cert::certificate))
+            .map_err(err)?;
         // SAFETY: the caller's contract above; the input slices are no longer read.
         unsafe { output(out, out_cap, out_len, content.len())? }.copy_from_slice(&content);
         Ok(())
@@ -352,7 +353,8 @@ pub unsafe extern "C" fn shangmi_cms_sign_encrypt(
             cert: c,
             key: &k.inner,
         }];
-        let msg = shangmi_pki::cms_sign_and_encrypt(d, &signers, &r, flavor(gm)).map_err(err)?;
+        let msg = shangmi_pki::signed_envelope::sign_and_encrypt(d, &signers, &r, flavor(gm))
+            .map_err(err)?;
         // The signature's and each wrapped key's length vary.
         // SAFETY: the caller's contract above; the inputs are no longer read.
         unsafe { put_varying(out, out_cap, out_len, &msg, 2 + 4 * r.len())? };
@@ -444,7 +446,7 @@ pub unsafe extern "C" fn shangmi_cms_decrypt_verify_opts(
         if options & SHANGMI_CMS_ALLOW_CA_SIGNER != 0 {
             v = v.allowing_anchor_signers();
         }
-        let got = shangmi_pki::cms_decrypt_and_verify(m, &k.inner, &v).map_err(err)?;
+        let got = shangmi_pki::signed_envelope::decrypt_and_verify(m, &k.inner, &v).map_err(err)?;
         // SAFETY: the caller's contract above; the input slices are no longer read.
         unsafe { output(out, out_cap, out_len, got.content.len())? }.copy_from_slice(&got.content);
         Ok(())

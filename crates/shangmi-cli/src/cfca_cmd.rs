@@ -90,7 +90,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                 false,
             )?;
             let (key, cert) =
-                shangmi_pki::open_cfca_sm2_file(&data, &password).map_err(|e| match e {
+                shangmi_pki::cfca::open_sm2_file(&data, &password).map_err(|e| match e {
                     shangmi_pki::Error::Decryption(_) => rejected(input.display(), e),
                     e => error(input.display(), e),
                 })?;
@@ -132,7 +132,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             let password =
                 secrets::password(password_file.as_deref(), "Password for the .sm2 file", true)?;
             let der =
-                shangmi_pki::cfca_sm2_file(&k, c, &password).map_err(|e| error("export", e))?;
+                shangmi_pki::cfca::sm2_file(&k, c, &password).map_err(|e| error("export", e))?;
             if base64 {
                 let mut text = <base64ct::Base64 as base64ct::Encoding>::encode_string(&der);
                 text.push('\n');

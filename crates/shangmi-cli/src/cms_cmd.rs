@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Subcommand};
-use shangmi_pki::{
-    CmsSigner, ContentCipher, Envelope, Flavor, RecipientName, Verifier, WrappedKey,
-};
+use shangmi_pki::Verifier;
+use shangmi_pki::cms::{CmsSigner, Flavor};
+use shangmi_pki::envelope::{ContentCipher, Envelope, RecipientName, WrappedKey};
 
 use crate::fail::{Outcome, Result, error, rejected};
 use crate::files::{Output, open_input, read_small};
@@ -322,8 +322,9 @@ pub fn run(args: Args) -> Result<Outcome> {
                     key: &key,
                 }];
                 let flavor = if gm { Flavor::Gm } else { Flavor::Pkcs7 };
-                let der = shangmi_pki::cms_sign_and_encrypt(&data, &signers, &certs, flavor)
-                    .map_err(|e| error("signing and encrypting", e))?;
+                let der =
+                    shangmi_pki::signed_envelope::sign_and_encrypt(&data, &signers, &certs, flavor)
+                        .map_err(|e| error("signing and encrypting", e))?;
                 emit(&der, Out::of(pem, false), output.as_deref())?;
                 return Ok(Outcome::Ok);
             }
@@ -350,7 +351,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                     RecipientName::IssuerAndSerial
                 },
             };
-            let der = shangmi_pki::cms_encrypt_with(&data, &certs, &how)
+            let der = shangmi_pki::envelope::encrypt_with(&data, &certs, &how)
                 .map_err(|e| error("encrypting", e))?;
             emit(&der, Out::of(pem, gmssl), output.as_deref())?;
         }
@@ -380,8 +381,8 @@ pub fn run(args: Args) -> Result<Outcome> {
                 | shangmi_pki::Error::Chain { .. } => rejected(&name, e),
                 e => error(&name, e),
             };
-            let kind = shangmi_pki::cms_kind(&message).map_err(|e| error(&name, e))?;
-            let content = if kind == shangmi_pki::CmsKind::SignedAndEnvelopedData {
+            let kind = shangmi_pki::signed_envelope::kind(&message).map_err(|e| error(&name, e))?;
+            let content = if kind == shangmi_pki::signed_envelope::CmsKind::SignedAndEnvelopedData {
                 if ca.is_empty() {
                     return Err(error(
                         &name,
@@ -396,8 +397,8 @@ pub fn run(args: Args) -> Result<Outcome> {
                 if allow_ca_signer {
                     v = v.allowing_anchor_signers();
                 }
-                let opened =
-                    shangmi_pki::cms_decrypt_and_verify(&message, &k, &v).map_err(failed)?;
+                let opened = shangmi_pki::signed_envelope::decrypt_and_verify(&message, &k, &v)
+                    .map_err(failed)?;
                 for s in &opened.signers {
                     eprintln!("signed by: {}", s.tbs_certificate().subject());
                 }
@@ -411,9 +412,10 @@ pub fn run(args: Args) -> Result<Outcome> {
                      verified to it; without --ca it is decrypted unauthenticated",
                 ));
             } else if allow_ecb {
-                shangmi_pki::cms_decrypt_allowing_ecb(&message, &k, c.as_deref()).map_err(failed)?
+                shangmi_pki::envelope::decrypt_allowing_ecb(&message, &k, c.as_deref())
+                    .map_err(failed)?
             } else {
-                shangmi_pki::cms_decrypt(&message, &k, c.as_deref()).map_err(failed)?
+                shangmi_pki::envelope::decrypt(&message, &k, c.as_deref()).map_err(failed)?
             };
             let mut out = Output::create(output.as_deref())?;
             out.put(&content)?;
@@ -458,9 +460,9 @@ pub fn run(args: Args) -> Result<Outcome> {
                 if detached {
                     return Err(error("--gmssl", "GmSSL's SignedData carries its content"));
                 }
-                shangmi_pki::cms_sign_gmssl(&data, &signers, &extra)
+                shangmi_pki::cms::sign_gmssl(&data, &signers, &extra)
             } else {
-                shangmi_pki::cms_sign(&data, &signers, &extra, detached, flavor)
+                shangmi_pki::cms::sign(&data, &signers, &extra, detached, flavor)
             }
             .map_err(|e| error("signing", e))?;
             emit(&der, Out::of(pem, gmssl), output.as_deref())?;
@@ -493,9 +495,9 @@ pub fn run(args: Args) -> Result<Outcome> {
                 v = v.allowing_anchor_signers();
             }
             let verified = if gmssl {
-                shangmi_pki::cms_verify_accepting_gmssl(&message, &v)
+                shangmi_pki::cms::verify_accepting_gmssl(&message, &v)
             } else {
-                shangmi_pki::cms_verify(&message, detached.as_deref(), &v)
+                shangmi_pki::cms::verify(&message, detached.as_deref(), &v)
             };
             let verified = verified.map_err(|e| match e {
                 shangmi_pki::Error::BadSignature(_) | shangmi_pki::Error::Chain { .. } => {

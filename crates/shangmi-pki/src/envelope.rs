@@ -401,7 +401,7 @@ pub(crate) fn ecb_unpadded(plain: &[u8]) -> Option<&[u8]> {
 /// SM4-CBC content is not authenticated either (a changed ciphertext decrypts to changed
 /// content whenever its padding still checks). SM4-GCM content is authenticated against
 /// changes, not against who made it; signed delivery is SignedAndEnvelopedData
-/// ([`crate::cms_decrypt_and_verify`]). SM4-ECB content is refused here (see
+/// ([`crate::signed_envelope::decrypt_and_verify`]). SM4-ECB content is refused here (see
 /// [`decrypt_allowing_ecb`]).
 pub fn decrypt(
     message: &[u8],

@@ -55,7 +55,7 @@ pub fn envelope_key(key: &SigningKey, recipient: &VerifyingKey) -> Result<Vec<u8
 /// recipient's key. Its private key must match the public key the envelope states. Any
 /// failure to open is one error.
 ///
-/// CFCA's escrowed encryption keys (see [`crate::open_cfca_escrowed_key`]) are recognised and
+/// CFCA's escrowed encryption keys (see [`crate::cfca::open_escrowed_key`]) are recognised and
 /// opened the same way, `recipient` then the request's temporary key.
 pub fn open_enveloped_key(envelope: &[u8], recipient: &SigningKey) -> Result<SigningKey, Error> {
     if crate::cfca::is_escrowed(envelope) {

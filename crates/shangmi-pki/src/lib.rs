@@ -27,9 +27,9 @@ struct ReadmeDoctests;
 mod alg;
 mod ber;
 mod cert;
-mod cfca;
-mod cms;
-mod envelope;
+pub mod cfca;
+pub mod cms;
+pub mod envelope;
 mod envkey;
 mod error;
 mod issue;
@@ -37,7 +37,7 @@ mod name;
 pub mod oid;
 pub mod pkcs12;
 mod read;
-mod signed_envelope;
+pub mod signed_envelope;
 mod signer;
 mod text;
 mod usage;
@@ -45,28 +45,11 @@ mod verify;
 
 pub use alg::{SM2_WITH_SM3, public_key};
 pub use cert::Cert;
-pub use cfca::{
-    open_escrowed_key as open_cfca_escrowed_key, open_sm2_file as open_cfca_sm2_file,
-    sm2_file as cfca_sm2_file,
-};
-pub use cms::{
-    CmsSigner, Flavor, Verified, sign as cms_sign, sign_gmssl as cms_sign_gmssl,
-    verify as cms_verify, verify_accepting_gmssl as cms_verify_accepting_gmssl,
-};
-pub use envelope::{
-    ContentCipher, Envelope, RecipientName, WrappedKey, decrypt as cms_decrypt,
-    decrypt_allowing_ecb as cms_decrypt_allowing_ecb, encrypt as cms_encrypt,
-    encrypt_with as cms_encrypt_with,
-};
 pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_sign_request, self_signed, sign_request};
 pub use name::check_host;
 pub use read::{certificate_ders, certificates, crls, requests, verify_request};
-pub use signed_envelope::{
-    CmsKind, Opened, decrypt_and_verify as cms_decrypt_and_verify, kind as cms_kind,
-    sign_and_encrypt as cms_sign_and_encrypt,
-};
 pub use text::{describe_certificate, describe_crl, describe_request};
 pub use usage::{Purpose, check_extended, check_signing};
 pub use verify::Verifier;

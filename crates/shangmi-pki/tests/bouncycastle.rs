@@ -10,9 +10,10 @@ use std::time::SystemTime;
 
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
+use shangmi_pki::cms::{CmsSigner, Flavor};
 use shangmi_pki::{
-    CmsSigner, Flavor, Issue, Rule, Verifier, certificates, cms_sign, cms_verify, crl, crls,
-    request, requests, self_signed, sign_request,
+    Issue, Rule, Verifier, certificates, cms, crl, crls, request, requests, self_signed,
+    sign_request,
 };
 
 fn pem<T: EncodePem>(t: &T) -> String {
@@ -63,11 +64,11 @@ fn bouncycastle_and_shangmi_read_each_others_certificates_and_signed_data() {
         ("msg", msg.clone()),
         (
             "ours.p7",
-            cms_sign(&msg, &signers, &extra, false, Flavor::Pkcs7).unwrap(),
+            cms::sign(&msg, &signers, &extra, false, Flavor::Pkcs7).unwrap(),
         ),
         (
             "ours-detached.p7",
-            cms_sign(&msg, &signers, &extra, true, Flavor::Pkcs7).unwrap(),
+            cms::sign(&msg, &signers, &extra, true, Flavor::Pkcs7).unwrap(),
         ),
     ] {
         std::fs::write(d.join(name), data).unwrap();
@@ -120,7 +121,7 @@ fn bouncycastle_and_shangmi_read_each_others_certificates_and_signed_data() {
         // BC's own encoding really is BER: an indefinite length right at the start.
         assert_eq!(p7[1] == 0x80, ber, "{out}");
         let content = detached.then_some(msg.as_slice());
-        let verified = cms_verify(&p7, content, &Verifier::new(vec![their_root.clone()])).unwrap();
+        let verified = cms::verify(&p7, content, &Verifier::new(vec![their_root.clone()])).unwrap();
         assert_eq!(verified.content, msg);
     }
     std::fs::remove_dir_all(&dir).unwrap();

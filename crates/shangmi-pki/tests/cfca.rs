@@ -6,10 +6,7 @@ mod common;
 
 use der::{Encode, EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
-use shangmi_pki::{
-    Error, Issue, certificates, cfca_sm2_file, open_cfca_escrowed_key, open_cfca_sm2_file,
-    open_enveloped_key, self_signed,
-};
+use shangmi_pki::{Error, Issue, certificates, cfca, open_enveloped_key, self_signed};
 
 fn vector(name: &str) -> Vec<u8> {
     let dir = format!("{}/tests/vectors/x509", env!("CARGO_MANIFEST_DIR"));
@@ -26,7 +23,7 @@ fn key_of(hex: &str) -> SigningKey {
 #[test]
 fn the_corpus_sm2_file_opens_with_its_password_only() {
     let file = vector("cfca-sm2file-test-oca1.pem");
-    let (key, cert) = open_cfca_sm2_file(&file, b"123456").unwrap();
+    let (key, cert) = cfca::open_sm2_file(&file, b"123456").unwrap();
     assert_eq!(
         *key.to_bytes(),
         *key_of("d3f24d61bb2816882b8474b778dd7c3166d665f9455dc9d551c989c161e76ab0").to_bytes()
@@ -37,29 +34,29 @@ fn the_corpus_sm2_file_opens_with_its_password_only() {
     );
     for wrong in [&b"123457"[..], b"12345", b"1234567"] {
         assert!(matches!(
-            open_cfca_sm2_file(&file, wrong),
+            cfca::open_sm2_file(&file, wrong),
             Err(Error::Decryption(_))
         ));
     }
     assert!(matches!(
-        open_cfca_sm2_file(&file, b""),
+        cfca::open_sm2_file(&file, b""),
         Err(Error::InvalidArgument(_))
     ));
     // The same file as bare Base64 (as SADK writes .sm2 files) and as DER.
     let der = shangmi::pem::pem_blocks(std::str::from_utf8(&file).unwrap()).unwrap()[0]
         .der
         .to_vec();
-    assert!(open_cfca_sm2_file(&der, b"123456").is_ok());
+    assert!(cfca::open_sm2_file(&der, b"123456").is_ok());
     let b64 = <base64ct::Base64 as base64ct::Encoding>::encode_string(&der);
     let wrapped: String = b64
         .as_bytes()
         .chunks(64)
         .map(|l| format!("{}\r\n", std::str::from_utf8(l).unwrap()))
         .collect();
-    assert!(open_cfca_sm2_file(wrapped.as_bytes(), b"123456").is_ok());
+    assert!(cfca::open_sm2_file(wrapped.as_bytes(), b"123456").is_ok());
     // Every truncation is an error, never a panic.
     for n in 0..der.len() {
-        assert!(open_cfca_sm2_file(&der[..n], b"123456").is_err());
+        assert!(cfca::open_sm2_file(&der[..n], b"123456").is_err());
     }
 }
 
@@ -67,12 +64,12 @@ fn the_corpus_sm2_file_opens_with_its_password_only() {
 fn our_sm2_files_round_trip_and_refuse_another_key() {
     let key = SigningKey::random().unwrap();
     let cert = self_signed(&key, "CN=cfca user", &Issue::leaf(30)).unwrap();
-    let file = cfca_sm2_file(&key, &cert, b"pass word").unwrap();
-    let (k, c) = open_cfca_sm2_file(&file, b"pass word").unwrap();
+    let file = cfca::sm2_file(&key, &cert, b"pass word").unwrap();
+    let (k, c) = cfca::open_sm2_file(&file, b"pass word").unwrap();
     assert_eq!(*k.to_bytes(), *key.to_bytes());
     assert_eq!(c, cert);
     let other = SigningKey::random().unwrap();
-    assert!(cfca_sm2_file(&other, &cert, b"pw").is_err());
+    assert!(cfca::sm2_file(&other, &cert, b"pw").is_err());
 }
 
 #[test]
@@ -80,7 +77,7 @@ fn the_corpus_escrowed_key_opens_with_the_temporary_key() {
     let escrow = vector("cfca-escrow-enckey.der");
     let tmp = key_of("cacece36cac24aab94e52bcd5c0f552c95028f2856053135a1e47510b4c307ba");
     let want = key_of("f6e02c941a0dfdac58d8b3b1bc1bd136f179741b7465ebc7b0b25bb381840a3b");
-    let got = open_cfca_escrowed_key(&escrow, &tmp).unwrap();
+    let got = cfca::open_escrowed_key(&escrow, &tmp).unwrap();
     assert_eq!(*got.to_bytes(), *want.to_bytes());
     // The key-envelope reader recognises it too.
     assert_eq!(
@@ -100,7 +97,7 @@ fn the_corpus_escrowed_key_opens_with_the_temporary_key() {
         body.len()
     );
     assert_eq!(
-        *open_cfca_escrowed_key(text.as_bytes(), &tmp)
+        *cfca::open_escrowed_key(text.as_bytes(), &tmp)
             .unwrap()
             .to_bytes(),
         *want.to_bytes()
@@ -112,19 +109,19 @@ fn the_corpus_escrowed_key_opens_with_the_temporary_key() {
         *want.to_bytes()
     );
     let short = format!("{}{}", &text[..64], &text[64..].replacen('0', "1", 1));
-    assert!(open_cfca_escrowed_key(short.as_bytes(), &tmp).is_err());
+    assert!(cfca::open_escrowed_key(short.as_bytes(), &tmp).is_err());
     // Another key, a flipped byte: nothing opens.
     assert!(matches!(
-        open_cfca_escrowed_key(&escrow, &want),
+        cfca::open_escrowed_key(&escrow, &want),
         Err(Error::Decryption(_))
     ));
     for at in [10, escrow.len() / 2, escrow.len() - 1] {
         let mut bad = escrow.clone();
         bad[at] ^= 1;
-        assert!(open_cfca_escrowed_key(&bad, &tmp).is_err(), "{at}");
+        assert!(cfca::open_escrowed_key(&bad, &tmp).is_err(), "{at}");
     }
     for n in 0..escrow.len() {
-        assert!(open_cfca_escrowed_key(&escrow[..n], &tmp).is_err());
+        assert!(cfca::open_escrowed_key(&escrow[..n], &tmp).is_err());
     }
 }
 
@@ -141,7 +138,7 @@ fn gmsm_and_shangmi_open_each_others_sm2_files() {
     let cert = self_signed(&key, "CN=cfca user", &Issue::leaf(30)).unwrap();
     std::fs::write(
         d.join("ours.sm2"),
-        cfca_sm2_file(&key, &cert, b"123456").unwrap(),
+        cfca::sm2_file(&key, &cert, b"123456").unwrap(),
     )
     .unwrap();
     assert!(common::run(
@@ -173,9 +170,9 @@ fn gmsm_and_shangmi_open_each_others_sm2_files() {
         ]
     ));
     let theirs = std::fs::read(d.join("theirs.sm2")).unwrap();
-    let (k, c) = open_cfca_sm2_file(&theirs, b"secret").unwrap();
+    let (k, c) = cfca::open_sm2_file(&theirs, b"secret").unwrap();
     assert_eq!(*k.to_bytes(), *key.to_bytes());
     assert_eq!(c, cert);
-    assert!(open_cfca_sm2_file(&theirs, b"Secret").is_err());
+    assert!(cfca::open_sm2_file(&theirs, b"Secret").is_err());
     std::fs::remove_dir_all(&d).unwrap();
 }

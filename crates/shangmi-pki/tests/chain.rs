@@ -358,10 +358,13 @@ fn a_signer_certificate_with_explicit_defaults_verifies_inside_signed_data() {
     let kept = shangmi_pki::Cert::from_der(&raw).unwrap();
     let reencoded: shangmi_pki::Cert = parsed.clone().into();
     let v = Verifier::new(vec![p.root.clone()]);
-    for flavor in [shangmi_pki::Flavor::Pkcs7, shangmi_pki::Flavor::Gm] {
+    for flavor in [
+        shangmi_pki::cms::Flavor::Pkcs7,
+        shangmi_pki::cms::Flavor::Gm,
+    ] {
         let sign = |cert: &shangmi_pki::Cert| {
-            let signer = shangmi_pki::CmsSigner { cert, key: &key };
-            shangmi_pki::cms_sign(
+            let signer = shangmi_pki::cms::CmsSigner { cert, key: &key };
+            shangmi_pki::cms::sign(
                 b"signed",
                 &[signer],
                 std::slice::from_ref(&p.mid),
@@ -372,11 +375,11 @@ fn a_signer_certificate_with_explicit_defaults_verifies_inside_signed_data() {
         };
         // Written with a re-encoded certificate, the issuer's signature does not hold.
         let msg = sign(&reencoded);
-        assert!(shangmi_pki::cms_verify(&msg, None, &v).is_err());
+        assert!(shangmi_pki::cms::verify(&msg, None, &v).is_err());
         // The message a peer writes with the certificate as its issuer wrote it verifies.
         let as_issued = splice(&msg, &canonical, &raw);
         assert_ne!(as_issued, msg);
-        let ok = shangmi_pki::cms_verify(&as_issued, None, &v).unwrap();
+        let ok = shangmi_pki::cms::verify(&as_issued, None, &v).unwrap();
         assert_eq!(ok.content, b"signed");
         assert_eq!(ok.signers.len(), 1);
         assert_eq!(ok.signers[0].certificate(), &parsed);
@@ -384,7 +387,7 @@ fn a_signer_certificate_with_explicit_defaults_verifies_inside_signed_data() {
         // And so does ours, signed with the certificate as read: it includes those bytes.
         let ours = sign(&kept);
         assert!(ours.windows(raw.len()).any(|w| w == raw));
-        let ok = shangmi_pki::cms_verify(&ours, None, &v).unwrap();
+        let ok = shangmi_pki::cms::verify(&ours, None, &v).unwrap();
         assert_eq!(ok.signers[0].der(), raw);
     }
 }

@@ -6,10 +6,10 @@ mod common;
 
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
+use shangmi_pki::cms::{CmsSigner, Flavor};
+use shangmi_pki::envelope::{ContentCipher, Envelope, RecipientName, WrappedKey};
 use shangmi_pki::{
-    CmsSigner, ContentCipher, Envelope, Error, Flavor, Issue, RecipientName, Verifier, WrappedKey,
-    certificates, cms_decrypt, cms_encrypt, cms_encrypt_with, cms_sign, cms_verify, request,
-    self_signed, sign_request,
+    Error, Issue, Verifier, certificates, cms, envelope, request, self_signed, sign_request,
 };
 
 struct Party {
@@ -48,9 +48,9 @@ fn signed_data_round_trips_in_every_form() {
                     key: &b.key,
                 },
             ];
-            let p7 = cms_sign(&msg, &signers, &[], detached, flavor).unwrap();
+            let p7 = cms::sign(&msg, &signers, &[], detached, flavor).unwrap();
             let content = detached.then_some(msg.as_slice());
-            let got = cms_verify(&p7, content, &v).unwrap();
+            let got = cms::verify(&p7, content, &v).unwrap();
             assert_eq!(got.content, msg);
             assert_eq!(got.flavor, flavor);
             // SignerInfos is a SET: in DER order, not the order given.
@@ -61,24 +61,24 @@ fn signed_data_round_trips_in_every_form() {
             other[3] ^= 1;
             if detached {
                 assert!(matches!(
-                    cms_verify(&p7, Some(&other), &v),
+                    cms::verify(&p7, Some(&other), &v),
                     Err(Error::BadSignature(_))
                 ));
-                assert!(cms_verify(&p7, None, &v).is_err());
+                assert!(cms::verify(&p7, None, &v).is_err());
             } else {
-                assert!(cms_verify(&p7, Some(&msg), &v).is_err());
+                assert!(cms::verify(&p7, Some(&msg), &v).is_err());
             }
             for i in (0..p7.len()).step_by(7) {
                 let mut bad = p7.clone();
                 bad[i] ^= 0x04;
-                if let Ok(g) = cms_verify(&bad, content, &v) {
+                if let Ok(g) = cms::verify(&bad, content, &v) {
                     // Only bytes no check covers (the unsigned framing of an unsigned field)
                     // may change without failing, and then nothing signed changed.
                     assert_eq!(g.content, msg);
                 }
             }
             let stranger = Verifier::new(vec![ca().cert]);
-            assert!(cms_verify(&p7, content, &stranger).is_err());
+            assert!(cms::verify(&p7, content, &stranger).is_err());
         }
     }
     // A key that is not the certificate's is refused before signing.
@@ -86,7 +86,7 @@ fn signed_data_round_trips_in_every_form() {
         cert: &a.cert,
         key: &b.key,
     }];
-    assert!(cms_sign(&msg, &wrong, &[], false, Flavor::Gm).is_err());
+    assert!(cms::sign(&msg, &wrong, &[], false, Flavor::Gm).is_err());
 }
 
 #[test]
@@ -99,13 +99,13 @@ fn cfca_signed_data_without_signed_attributes_verifies() {
     // Its signer's issuer is not in the corpus: trust the signer's certificate itself.
     let signer = {
         let v = Verifier::new(Vec::<shangmi_pki::Cert>::new());
-        match cms_verify(&p7, None, &v) {
+        match cms::verify(&p7, None, &v) {
             Err(Error::Chain { .. }) => {}
             other => panic!("expected a chain failure without anchors, got {other:?}"),
         }
         first_cert(&p7)
     };
-    let got = cms_verify(
+    let got = cms::verify(
         &p7,
         None,
         &Verifier::new(vec![signer])
@@ -164,12 +164,12 @@ fn gmsm_and_shangmi_verify_each_others_signed_data() {
         }];
         std::fs::write(
             d.join(format!("{tag}.p7")),
-            cms_sign(&msg, &signers, &[], false, flavor).unwrap(),
+            cms::sign(&msg, &signers, &[], false, flavor).unwrap(),
         )
         .unwrap();
         std::fs::write(
             d.join(format!("{tag}-det.p7")),
-            cms_sign(&msg, &signers, &[], true, flavor).unwrap(),
+            cms::sign(&msg, &signers, &[], true, flavor).unwrap(),
         )
         .unwrap();
         assert!(
@@ -204,7 +204,7 @@ fn gmsm_and_shangmi_verify_each_others_signed_data() {
         assert!(common::run(&peer, &d, &args));
         let p7 = std::fs::read(d.join("theirs.p7")).unwrap();
         let content = extra.contains(&"detached").then_some(msg.as_slice());
-        let got = cms_verify(&p7, content, &v).unwrap_or_else(|e| panic!("{extra:?}: {e}"));
+        let got = cms::verify(&p7, content, &v).unwrap_or_else(|e| panic!("{extra:?}: {e}"));
         assert_eq!(got.content, msg);
         assert_eq!(
             got.flavor,
@@ -228,25 +228,30 @@ fn enveloped_data_round_trips_and_refuses_others() {
     );
     let msg = b"an SM4 key's worth of secrets".repeat(9);
     for flavor in [Flavor::Pkcs7, Flavor::Gm] {
-        let p7 = cms_encrypt(&msg, &[a.cert.clone(), b.cert.clone()], flavor).unwrap();
+        let p7 = envelope::encrypt(&msg, &[a.cert.clone(), b.cert.clone()], flavor).unwrap();
         for r in [&a, &b] {
             assert_eq!(
-                cms_decrypt(&p7, &r.key, Some(&r.cert)).unwrap().as_slice(),
+                envelope::decrypt(&p7, &r.key, Some(&r.cert))
+                    .unwrap()
+                    .as_slice(),
                 msg
             );
-            assert_eq!(cms_decrypt(&p7, &r.key, None).unwrap().as_slice(), msg);
+            assert_eq!(
+                envelope::decrypt(&p7, &r.key, None).unwrap().as_slice(),
+                msg
+            );
         }
         assert!(matches!(
-            cms_decrypt(&p7, &c.key, None),
+            envelope::decrypt(&p7, &c.key, None),
             Err(Error::Decryption(_))
         ));
-        assert!(cms_decrypt(&p7, &a.key, Some(&b.cert)).is_err());
+        assert!(envelope::decrypt(&p7, &a.key, Some(&b.cert)).is_err());
         let mut bad = p7.clone();
         let last = bad.len() - 20;
         bad[last] ^= 1;
         assert!(
-            cms_decrypt(&bad, &a.key, None).is_err()
-                || cms_decrypt(&bad, &a.key, None).unwrap().as_slice() != msg
+            envelope::decrypt(&bad, &a.key, None).is_err()
+                || envelope::decrypt(&bad, &a.key, None).unwrap().as_slice() != msg
         );
     }
 }
@@ -257,14 +262,19 @@ fn every_envelope_form_round_trips_and_tampering_releases_nothing() {
     let (a, b) = (leaf(&root, "CN=alice"), leaf(&root, "CN=bob"));
     let msg = b"sixteen byte key".repeat(5);
     for (_, how) in envelope_forms() {
-        let p7 = cms_encrypt_with(&msg, &[a.cert.clone(), b.cert.clone()], &how).unwrap();
+        let p7 = envelope::encrypt_with(&msg, &[a.cert.clone(), b.cert.clone()], &how).unwrap();
         for r in [&a, &b] {
             assert_eq!(
-                cms_decrypt(&p7, &r.key, Some(&r.cert)).unwrap().as_slice(),
+                envelope::decrypt(&p7, &r.key, Some(&r.cert))
+                    .unwrap()
+                    .as_slice(),
                 msg
             );
         }
-        assert!(cms_decrypt(&p7, &a.key, Some(&b.cert)).is_err(), "{how:?}");
+        assert!(
+            envelope::decrypt(&p7, &a.key, Some(&b.cert)).is_err(),
+            "{how:?}"
+        );
         // Any flipped byte in the last 40 (GCM tag and ciphertext, or CBC's last blocks and
         // padding): an error, never other plaintext. CBC without a MAC can only promise that
         // for the padding block; GCM promises it everywhere.
@@ -277,7 +287,7 @@ fn every_envelope_form_round_trips_and_tampering_releases_nothing() {
             let mut bad = p7.clone();
             let at = bad.len() - back;
             bad[at] ^= 0x80;
-            match cms_decrypt(&bad, &a.key, None) {
+            match envelope::decrypt(&bad, &a.key, None) {
                 Err(Error::Decryption(_)) => {}
                 Err(e) if how.cipher == ContentCipher::Sm4Cbc => panic!("{how:?} {back}: {e}"),
                 Err(e) => panic!("{how:?} {back}: {e}"),
@@ -346,12 +356,12 @@ fn ber_enveloped_data_as_java_writes_it_opens() {
     let a = leaf(&root, "CN=alice");
     let msg = b"streamed by a Java sender".repeat(20);
     for (_, how) in envelope_forms() {
-        let p7 = cms_encrypt_with(&msg, std::slice::from_ref(&a.cert), &how).unwrap();
+        let p7 = envelope::encrypt_with(&msg, std::slice::from_ref(&a.cert), &how).unwrap();
         let ber = as_ber(&p7, 100);
         assert_ne!(ber, p7);
         assert!(ber.windows(2).any(|w| w == [0xa0, 0x80]));
         assert_eq!(
-            cms_decrypt(&ber, &a.key, None).unwrap().as_slice(),
+            envelope::decrypt(&ber, &a.key, None).unwrap().as_slice(),
             msg,
             "{how:?}"
         );
@@ -375,11 +385,13 @@ fn gmsm_envelope_from_the_corpus_opens() {
     }
     let key = SigningKey::from_bytes(&d).unwrap();
     assert_eq!(
-        cms_decrypt(&p7, &key, Some(&cert)).unwrap().as_slice(),
+        envelope::decrypt(&p7, &key, Some(&cert))
+            .unwrap()
+            .as_slice(),
         b"Hello World!"
     );
     assert_eq!(
-        cms_decrypt(&p7, &key, None).unwrap().as_slice(),
+        envelope::decrypt(&p7, &key, None).unwrap().as_slice(),
         b"Hello World!"
     );
 }
@@ -470,7 +482,7 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
         for (opts, how) in envelope_forms() {
             let tag = format!("{}-{}", files[0], opts.join("-"));
             // Ours to gmsm.
-            let p7 = cms_encrypt_with(&msg, std::slice::from_ref(cert), &how).unwrap();
+            let p7 = envelope::encrypt_with(&msg, std::slice::from_ref(cert), &how).unwrap();
             std::fs::write(d.join("ours.p7"), p7).unwrap();
             let mut args = vec!["cms-decrypt", "ours.p7", files[0], files[1], "out"];
             if how.wrapped_key == WrappedKey::CfcaRaw {
@@ -488,10 +500,13 @@ fn gmsm_and_shangmi_open_each_others_envelopes() {
             assert!(common::run(&peer, &d, &args), "{tag}");
             let theirs = std::fs::read(d.join("theirs.p7")).unwrap();
             for c in [Some(cert.certificate()), None] {
-                let got = cms_decrypt(&theirs, key, c);
+                let got = envelope::decrypt(&theirs, key, c);
                 assert_eq!(got.unwrap().as_slice(), msg, "{tag}");
             }
-            assert!(cms_decrypt(&theirs, &root.key, None).is_err(), "{tag}");
+            assert!(
+                envelope::decrypt(&theirs, &root.key, None).is_err(),
+                "{tag}"
+            );
         }
     }
     std::fs::remove_dir_all(&d).unwrap();
@@ -507,26 +522,26 @@ fn gmssl_signed_data_verifies_only_when_asked() {
         cert: &a.cert,
         key: &a.key,
     }];
-    let p7 = shangmi_pki::cms_sign_gmssl(&msg, &signers, &[]).unwrap();
-    let got = shangmi_pki::cms_verify_accepting_gmssl(&p7, &v).unwrap();
+    let p7 = shangmi_pki::cms::sign_gmssl(&msg, &signers, &[]).unwrap();
+    let got = shangmi_pki::cms::verify_accepting_gmssl(&p7, &v).unwrap();
     assert_eq!(got.content, msg);
     assert_eq!(got.flavor, Flavor::Gm);
     // Not PKCS#7's signature: the ordinary check refuses it.
     assert!(matches!(
-        cms_verify(&p7, None, &v),
+        cms::verify(&p7, None, &v),
         Err(Error::BadSignature(_))
     ));
     // Standard SignedData still verifies through the accepting call.
-    let std_p7 = cms_sign(&msg, &signers, &[], false, Flavor::Gm).unwrap();
-    assert!(shangmi_pki::cms_verify_accepting_gmssl(&std_p7, &v).is_ok());
+    let std_p7 = cms::sign(&msg, &signers, &[], false, Flavor::Gm).unwrap();
+    assert!(shangmi_pki::cms::verify_accepting_gmssl(&std_p7, &v).is_ok());
     // A changed content byte, another anchor: refused.
     let at = p7.windows(msg.len()).position(|w| w == msg).unwrap();
     let mut bad = p7.clone();
     bad[at + 5] ^= 1;
-    assert!(shangmi_pki::cms_verify_accepting_gmssl(&bad, &v).is_err());
+    assert!(shangmi_pki::cms::verify_accepting_gmssl(&bad, &v).is_err());
     let other = ca();
     assert!(
-        shangmi_pki::cms_verify_accepting_gmssl(&p7, &Verifier::new(vec![other.cert])).is_err()
+        shangmi_pki::cms::verify_accepting_gmssl(&p7, &Verifier::new(vec![other.cert])).is_err()
     );
 }
 
@@ -534,7 +549,7 @@ fn gmssl_signed_data_verifies_only_when_asked() {
 fn sm4_ecb_content_is_read_only_when_asked() {
     let root = ca();
     let bob = leaf(&root, "CN=bob");
-    let p7 = cms_encrypt(
+    let p7 = envelope::encrypt(
         b"sixteen byte msg",
         std::slice::from_ref(&bob.cert),
         Flavor::Pkcs7,
@@ -545,16 +560,16 @@ fn sm4_ecb_content_is_read_only_when_asked() {
     let at = p7.windows(cbc.len()).position(|w| w == cbc).unwrap();
     let mut ecb = p7.clone();
     ecb[at + cbc.len() - 1] = 0x01;
-    let err = cms_decrypt(&ecb, &bob.key, None).unwrap_err();
+    let err = envelope::decrypt(&ecb, &bob.key, None).unwrap_err();
     assert!(
         matches!(&err, Error::Unsupported(m) if m.contains("SM4-ECB")),
         "{err}"
     );
     // Asked for, it is decrypted (to the wrong bytes here: the content was CBC).
-    let got = shangmi_pki::cms_decrypt_allowing_ecb(&ecb, &bob.key, None).unwrap();
+    let got = shangmi_pki::envelope::decrypt_allowing_ecb(&ecb, &bob.key, None).unwrap();
     assert_ne!(got.as_slice(), b"sixteen byte msg");
     assert_eq!(
-        cms_decrypt(&p7, &bob.key, None).unwrap().as_slice(),
+        envelope::decrypt(&p7, &bob.key, None).unwrap().as_slice(),
         b"sixteen byte msg"
     );
 }

@@ -4,9 +4,10 @@
 //! inside CMS.
 
 use shangmi::sm2::SigningKey;
+use shangmi_pki::cms::{CmsSigner, Flavor};
 use shangmi_pki::{
-    CmsSigner, Error, Flavor, Issue, Purpose, Rule, Verifier, check_host, check_signing, cms_sign,
-    cms_verify, request, self_signed, sign_request,
+    Error, Issue, Purpose, Rule, Verifier, check_host, check_signing, cms, request, self_signed,
+    sign_request,
 };
 use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
 
@@ -149,13 +150,13 @@ fn cms_signers_need_a_signing_key_usage() {
     let v = Verifier::new(vec![ca.1.clone()]);
     let signed = |key: &SigningKey, cert: &shangmi_pki::Cert| {
         let s = [CmsSigner { cert, key }];
-        cms_sign(b"contract", &s, &[], false, Flavor::Gm).unwrap()
+        cms::sign(b"contract", &s, &[], false, Flavor::Gm).unwrap()
     };
     let (k, enc) = leaf(&ca, "CN=enc", usage(Some(KeyUsages::KeyEncipherment), &[]));
-    let err = cms_verify(&signed(&k, &enc), None, &v).unwrap_err();
+    let err = cms::verify(&signed(&k, &enc), None, &v).unwrap_err();
     assert_eq!(err.rule(), Some(Rule::KeyUsage), "{err}");
     let (k, nr) = leaf(&ca, "CN=nr", usage(Some(KeyUsages::NonRepudiation), &[]));
-    cms_verify(&signed(&k, &nr), None, &v).unwrap();
+    cms::verify(&signed(&k, &nr), None, &v).unwrap();
     // A CA whose key usage is certificate and CRL signing only does not sign documents.
     let ca_key = SigningKey::random().unwrap();
     let strict = Issue {
@@ -164,6 +165,6 @@ fn cms_signers_need_a_signing_key_usage() {
     };
     let ca_cert = self_signed(&ca_key, "CN=Strict Root", &strict).unwrap();
     let v = Verifier::new(vec![ca_cert.clone()]);
-    let err = cms_verify(&signed(&ca_key, &ca_cert), None, &v).unwrap_err();
+    let err = cms::verify(&signed(&ca_key, &ca_cert), None, &v).unwrap_err();
     assert_eq!(err.rule(), Some(Rule::KeyUsage), "{err}");
 }

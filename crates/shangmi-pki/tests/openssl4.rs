@@ -9,10 +9,8 @@ use std::process::Command;
 
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
-use shangmi_pki::{
-    CmsSigner, Flavor, Issue, Verifier, certificates, cms_sign, cms_verify, request, self_signed,
-    sign_request,
-};
+use shangmi_pki::cms::{CmsSigner, Flavor};
+use shangmi_pki::{Issue, Verifier, certificates, cms, request, self_signed, sign_request};
 
 fn openssl(tool: &Path, dir: &Path, args: &[&str]) -> (bool, Vec<u8>) {
     let o = Command::new(tool)
@@ -49,7 +47,7 @@ fn openssl4_and_shangmi_verify_each_others_chains_and_signed_data() {
         cert: &leaf,
         key: &key,
     }];
-    let p7 = cms_sign(
+    let p7 = cms::sign(
         &msg,
         &signers,
         std::slice::from_ref(&mid),
@@ -160,7 +158,7 @@ fn openssl4_and_shangmi_verify_each_others_chains_and_signed_data() {
     let their_leaf = certificates(&read("o4-leaf.pem")).unwrap().remove(0);
     let v = Verifier::new(vec![their_root]);
     v.verify(&their_leaf, &[]).unwrap();
-    let verified = cms_verify(&read("theirs.p7"), None, &v).unwrap();
+    let verified = cms::verify(&read("theirs.p7"), None, &v).unwrap();
     assert_eq!(verified.content, msg);
     // And a certificate from a request OpenSSL made, signed here, verifies there.
     let their_csr = shangmi_pki::requests(&read("o4-leaf.csr"))

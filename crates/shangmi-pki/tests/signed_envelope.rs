@@ -6,9 +6,9 @@ mod common;
 
 use der::{EncodePem, pem::LineEnding};
 use shangmi::sm2::SigningKey;
+use shangmi_pki::cms::{CmsSigner, Flavor};
 use shangmi_pki::{
-    CmsSigner, Error, Flavor, Issue, Verifier, certificates, cms_decrypt_and_verify,
-    cms_sign_and_encrypt, request, self_signed, sign_request,
+    Error, Issue, Verifier, certificates, request, self_signed, sign_request, signed_envelope,
 };
 
 fn vector(name: &str) -> Vec<u8> {
@@ -27,10 +27,11 @@ fn the_corpus_key_delivery_opens_and_verifies() {
     let ca = certificates(&vector("gotlcp-test-ca.pem")).unwrap();
     // The CA signed it with its CA key (keyCertSign and cRLSign only): refused unless the
     // anchor is allowed to sign.
-    let err = cms_decrypt_and_verify(&p7, &sign_key, &Verifier::new(ca.clone())).unwrap_err();
+    let err = signed_envelope::decrypt_and_verify(&p7, &sign_key, &Verifier::new(ca.clone()))
+        .unwrap_err();
     assert_eq!(err.rule(), Some(shangmi_pki::Rule::KeyUsage), "{err}");
     let allowing = Verifier::new(ca.clone()).allowing_anchor_signers();
-    let got = cms_decrypt_and_verify(&p7, &sign_key, &allowing).unwrap();
+    let got = signed_envelope::decrypt_and_verify(&p7, &sign_key, &allowing).unwrap();
     assert_eq!(got.flavor, Flavor::Gm);
     assert_eq!(got.signers, ca);
     // 32 zero bytes, then the delivered encryption key's d.
@@ -42,7 +43,7 @@ fn the_corpus_key_delivery_opens_and_verifies() {
     let other = SigningKey::random().unwrap();
     let other_ca = self_signed(&other, "CN=other", &Issue::ca(1)).unwrap();
     assert!(matches!(
-        cms_decrypt_and_verify(
+        signed_envelope::decrypt_and_verify(
             &p7,
             &sign_key,
             &Verifier::new(vec![other_ca]).allowing_anchor_signers()
@@ -50,7 +51,7 @@ fn the_corpus_key_delivery_opens_and_verifies() {
         Err(Error::Chain { .. })
     ));
     assert!(matches!(
-        cms_decrypt_and_verify(&p7, &other, &allowing),
+        signed_envelope::decrypt_and_verify(&p7, &other, &allowing),
         Err(Error::Decryption(_))
     ));
 }
@@ -90,25 +91,25 @@ fn ours_round_trip_and_tampering_releases_nothing() {
             cert: &sender.cert,
             key: &sender.key,
         }];
-        let p7 = cms_sign_and_encrypt(
+        let p7 = signed_envelope::sign_and_encrypt(
             &msg,
             &signers,
             std::slice::from_ref(&recipient.cert),
             flavor,
         )
         .unwrap();
-        let got = cms_decrypt_and_verify(&p7, &recipient.key, &v).unwrap();
+        let got = signed_envelope::decrypt_and_verify(&p7, &recipient.key, &v).unwrap();
         assert_eq!(got.content.as_slice(), msg);
         assert_eq!(got.signers, std::slice::from_ref(&sender.cert));
         assert_eq!(got.flavor, flavor);
-        assert!(cms_decrypt_and_verify(&p7, &sender.key, &v).is_err());
+        assert!(signed_envelope::decrypt_and_verify(&p7, &sender.key, &v).is_err());
         // A flipped byte anywhere: an error, or (in what addresses rather than protects: a
         // recipient's name, which is not relied on) the same content from the same signer.
         let mut refused = 0;
         for at in 0..p7.len() {
             let mut bad = p7.clone();
             bad[at] ^= 0x01;
-            match cms_decrypt_and_verify(&bad, &recipient.key, &v) {
+            match signed_envelope::decrypt_and_verify(&bad, &recipient.key, &v) {
                 Ok(o) => {
                     assert_eq!(o.content.as_slice(), msg, "byte {at}");
                     assert_eq!(o.signers, std::slice::from_ref(&sender.cert), "byte {at}");
@@ -124,7 +125,7 @@ fn ours_round_trip_and_tampering_releases_nothing() {
         key: &recipient.key,
     }];
     assert!(
-        cms_sign_and_encrypt(
+        signed_envelope::sign_and_encrypt(
             &msg,
             &wrong,
             std::slice::from_ref(&recipient.cert),
@@ -164,7 +165,7 @@ fn gmsm_and_shangmi_open_each_others_signed_envelopes() {
             cert: &sender.cert,
             key: &sender.key,
         }];
-        let ours = cms_sign_and_encrypt(
+        let ours = signed_envelope::sign_and_encrypt(
             &msg,
             &signers,
             std::slice::from_ref(&recipient.cert),
@@ -190,7 +191,7 @@ fn gmsm_and_shangmi_open_each_others_signed_envelopes() {
         args.extend(gm);
         assert!(common::run(&peer, &d, &args));
         let theirs = std::fs::read(d.join("theirs.p7")).unwrap();
-        let got = cms_decrypt_and_verify(&theirs, &recipient.key, &v).unwrap();
+        let got = signed_envelope::decrypt_and_verify(&theirs, &recipient.key, &v).unwrap();
         assert_eq!(got.content.as_slice(), msg);
         assert_eq!(got.flavor, flavor);
         assert_eq!(got.signers, std::slice::from_ref(&sender.cert));
