@@ -78,7 +78,10 @@ pub fn implementations(
         ("sm3-lanes", sm3::lanes::LaneImpl::within(profile).name()),
         ("sm4", sm4::Engine::within(profile).name()),
         ("ghash", sm4::ghash::GHashImpl::within(profile).name()),
-        ("sm2", sm2::engine::Engine::within(profile).name()),
+        (
+            "sm2",
+            sm2::arithmetic::engine::Engine::within(profile).name(),
+        ),
     ])
 }
 

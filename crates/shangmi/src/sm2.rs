@@ -23,44 +23,35 @@
 
 // Three layers, each a directory: `arithmetic` (field, scalars, points, multiplication and
 // the backends), `protocols` (keys, signatures, encryption, key exchange, batches, pools) and
-// `encodings` (key files, PBES2, curve parameters). The short names below let every
-// module reach any other as `crate::sm2::name`, whichever layer holds it.
-mod arithmetic;
+// `encodings` (key files, PBES2, curve parameters). Modules name each other by full path
+// (`crate::sm2::arithmetic::field`), so an import says which layer it reaches into.
+pub(crate) mod arithmetic;
 #[cfg(shangmi_ctgrind)]
 pub(crate) mod ct_probes;
-mod encodings;
+pub(crate) mod encodings;
 pub(crate) mod protocols;
-
-pub(crate) use arithmetic::engine;
-use arithmetic::{field, mul, point, safegcd, scalar};
-#[cfg(target_arch = "x86_64")]
-use arithmetic::{x86_ifma_field, x86_ifma_lanes, x86_ifma_verify, x86_select};
-use encodings::{ec_params, keyfile, pbes2};
-use protocols::{
-    batch, ecdh, encrypt, encrypt_stream, ephemeral_pool, keys, kx, pool, precomputed, signature,
-};
 
 #[cfg(test)]
 mod tests;
 
-pub use batch::{BatchItem, SignatureEncoding, verify_batch};
-pub use ecdh::SharedSecret;
-pub use encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
-pub use encrypt_stream::{Decryptor, Encryptor};
-pub use ephemeral_pool::EphemeralPool;
-pub use keyfile::KeyFileError;
-pub use keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
-pub use kx::{Agreement, EphemeralSecret, Exchange, Role};
-pub use pbes2::{
+pub use encodings::keyfile::KeyFileError;
+pub use encodings::pbes2::{
     Cipher, DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf,
     is_encrypted_pkcs8_der, pbes2_decrypt, pbes2_encrypt,
 };
-pub use pool::PresignPool;
+pub use protocols::batch::{BatchItem, SignatureEncoding, verify_batch};
+pub use protocols::ecdh::SharedSecret;
+pub use protocols::encrypt::{Format, MAX_MESSAGE_LEN, PointEncoding, convert};
+pub use protocols::encrypt_stream::{Decryptor, Encryptor};
+pub use protocols::ephemeral_pool::EphemeralPool;
+pub use protocols::keys::{DEFAULT_ID, MAX_ID_LEN, SigningKey, VerifyingKey};
+pub use protocols::kx::{Agreement, EphemeralSecret, Exchange, Role};
+pub use protocols::pool::PresignPool;
 
 /// The public-key type under the name encryption and key exchange use for it.
 pub type PublicKey = VerifyingKey;
-pub use precomputed::PrecomputedVerifyingKey;
-pub use signature::Signature;
+pub use protocols::precomputed::PrecomputedVerifyingKey;
+pub use protocols::signature::Signature;
 
 use core::fmt;
 

@@ -5,13 +5,13 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use subtle::ConstantTimeEq;
 
-use super::field::{Arith, Fe, P, Soft, limbs_to_be};
-use super::mul::{
+use super::arithmetic::field::{Arith, Fe, P, Soft, limbs_to_be};
+use super::arithmetic::mul::{
     BASE_TABLE, G_ODD, G_WNAF_WIDTH, double_base_many_vartime, double_base_vartime, fixed_base,
     fixed_base_many, variable_base,
 };
-use super::point::{Affine, Jacobian, batch_to_affine};
-use super::scalar::{N, PublicScalar, Scalar};
+use super::arithmetic::point::{Affine, Jacobian, batch_to_affine};
+use super::arithmetic::scalar::{N, PublicScalar, Scalar};
 /// Test values are public.
 fn declassify(s: Scalar) -> PublicScalar {
     PublicScalar::declassify(s)
@@ -25,7 +25,7 @@ fn limbs(v: &BigUint) -> [u64; 4] {
     let b = v.to_bytes_be();
     let mut buf = [0u8; 32];
     buf[32 - b.len()..].copy_from_slice(&b);
-    super::field::limbs_from_be(&buf)
+    super::arithmetic::field::limbs_from_be(&buf)
 }
 
 fn edge_values(m: &BigUint) -> Vec<BigUint> {
@@ -112,10 +112,10 @@ fn field_matches_bigint_on_every_backend() {
     #[cfg(target_arch = "x86_64")]
     {
         if let (Some(a), Some(t)) = (crate::cpu::Adx::get(), crate::cpu::Avx2::get()) {
-            field_checks(super::field::x86_adx::Adx(a, t), &mut rng);
+            field_checks(super::arithmetic::field::x86_adx::Adx(a, t), &mut rng);
         }
         if let Some(t) = crate::cpu::Avx512::get() {
-            field_checks(super::field::x86_adx::Adx512(t), &mut rng);
+            field_checks(super::arithmetic::field::x86_adx::Adx512(t), &mut rng);
         }
     }
 }
@@ -318,10 +318,10 @@ fn scalar_multiplication_matches_double_and_add_on_every_backend() {
     #[cfg(target_arch = "x86_64")]
     {
         if let (Some(a), Some(t)) = (crate::cpu::Adx::get(), crate::cpu::Avx2::get()) {
-            point_checks(super::field::x86_adx::Adx(a, t), &mut rng);
+            point_checks(super::arithmetic::field::x86_adx::Adx(a, t), &mut rng);
         }
         if let Some(t) = crate::cpu::Avx512::get() {
-            point_checks(super::field::x86_adx::Adx512(t), &mut rng);
+            point_checks(super::arithmetic::field::x86_adx::Adx512(t), &mut rng);
         }
     }
 }
@@ -330,7 +330,7 @@ fn scalar_multiplication_matches_double_and_add_on_every_backend() {
 /// then stands for x1 - n mod n, and r - e = x1 - n must find x1 as t + n).
 #[test]
 fn projective_x_check_covers_x_at_or_above_n() {
-    use super::signature::x_matches_vartime;
+    use super::protocols::signature::x_matches_vartime;
     let a = Soft;
     let n = big(&N);
     let mut rng = StdRng::seed_from_u64(45);
@@ -512,17 +512,17 @@ fn timing_probe() {
     #[cfg(target_arch = "x86_64")]
     {
         if let (Some(a), Some(t)) = (crate::cpu::Adx::get(), crate::cpu::Avx2::get()) {
-            probe(super::field::x86_adx::Adx(a, t), "adx");
+            probe(super::arithmetic::field::x86_adx::Adx(a, t), "adx");
         }
         if let Some(t) = crate::cpu::Avx512::get() {
-            probe(super::field::x86_adx::Adx512(t), "adx512");
+            probe(super::arithmetic::field::x86_adx::Adx512(t), "adx512");
         }
     }
 }
 
 #[test]
 fn random_keys_and_signatures_through_the_blinded_inversion() {
-    use super::keys::SigningKey;
+    use super::protocols::keys::SigningKey;
     for i in 0..64u8 {
         let key = SigningKey::random().unwrap();
         // The public key made with the blinded inversion is the one the constant-time path makes.
@@ -543,8 +543,8 @@ fn random_keys_and_signatures_through_the_blinded_inversion() {
 /// key, a key used many times, s out of range.
 #[test]
 fn verifications_decided_together_match_each_alone() {
-    use super::keys::{SigningKey, VerifyingKey};
-    use super::signature::{Signature, verify_digests};
+    use super::protocols::keys::{SigningKey, VerifyingKey};
+    use super::protocols::signature::{Signature, verify_digests};
     use crate::cpu::Backend;
     let mut rng = StdRng::seed_from_u64(91);
     let keys: Vec<SigningKey> = (0..4)
@@ -622,8 +622,8 @@ fn wnaf_digits_match_the_textbook_loop() {
         ks.push(BigUint::from_bytes_be(&rng.random::<[u8; 32]>()));
     }
     for k in &ks {
-        for w in [2, 5, super::mul::G_WNAF_WIDTH] {
-            let got = super::mul::wnaf_vartime(&limbs(k), w);
+        for w in [2, 5, super::arithmetic::mul::G_WNAF_WIDTH] {
+            let got = super::arithmetic::mul::wnaf_vartime(&limbs(k), w);
             let want = wnaf_by_subtraction(k, w);
             for (i, d) in got.iter().enumerate() {
                 assert_eq!(
@@ -638,7 +638,7 @@ fn wnaf_digits_match_the_textbook_loop() {
 
 #[test]
 fn tables_built_at_run_time_as_webassembly_builds_them_match_build_rs() {
-    use crate::sm2::mul::tables;
+    use crate::sm2::arithmetic::mul::tables;
     assert_eq!(tables::G_WNAF_WIDTH, G_WNAF_WIDTH);
     assert!(tables::base()[..] == BASE_TABLE[..]);
     assert!(tables::g_odd()[..] == G_ODD[..]);

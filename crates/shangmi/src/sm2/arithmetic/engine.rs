@@ -50,18 +50,18 @@ impl Implementation for Engine {
 macro_rules! dispatch {
     ($engine:expr, |$a:ident| $body:expr) => {
         match $engine {
-            $crate::sm2::engine::Engine::Soft => {
-                let $a = $crate::sm2::field::Soft;
+            $crate::sm2::arithmetic::engine::Engine::Soft => {
+                let $a = $crate::sm2::arithmetic::field::Soft;
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::sm2::engine::Engine::Adx(t, v) => {
-                let $a = $crate::sm2::field::x86_adx::Adx(t, v);
+            $crate::sm2::arithmetic::engine::Engine::Adx(t, v) => {
+                let $a = $crate::sm2::arithmetic::field::x86_adx::Adx(t, v);
                 $body
             }
             #[cfg(target_arch = "x86_64")]
-            $crate::sm2::engine::Engine::Adx512(t) => {
-                let $a = $crate::sm2::field::x86_adx::Adx512(t);
+            $crate::sm2::arithmetic::engine::Engine::Adx512(t) => {
+                let $a = $crate::sm2::arithmetic::field::x86_adx::Adx512(t);
                 $body
             }
         }

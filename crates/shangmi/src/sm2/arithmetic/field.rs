@@ -58,7 +58,7 @@ pub(crate) trait Arith: Copy + core::fmt::Debug {
     /// Entry `idx - 1` of a table of points (all zero for `idx = 0`), reading every entry.
     #[inline(always)]
     fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
-        crate::sm2::mul::select_portable(table, idx)
+        crate::sm2::arithmetic::mul::select_portable(table, idx)
     }
     /// Entries `first..first + count` of [`Arith::select`]'s scan, ORed into `acc`: a scan cut
     /// into pieces, to run beside other work.
@@ -71,7 +71,7 @@ pub(crate) trait Arith: Copy + core::fmt::Debug {
         count: usize,
         acc: &mut [u64; 8],
     ) {
-        crate::sm2::mul::select_part_portable(table, idx, first, count, acc)
+        crate::sm2::arithmetic::mul::select_part_portable(table, idx, first, count, acc)
     }
     /// The IFMA token when this backend may run eight fixed-base multiplications in lanes.
     #[cfg(target_arch = "x86_64")]
@@ -236,8 +236,9 @@ impl<A: Arith> Fe<A> {
     /// x^-1 (0 for 0) in constant time, by division steps on the stored x R: (x R)^-1 R^3 R^-1
     /// = x^-1 R.
     pub(crate) fn invert(self) -> Self {
-        const MODULUS: crate::sm2::safegcd::Modulus = crate::sm2::safegcd::Modulus::new(&P);
-        let y = crate::sm2::safegcd::invert(&self.v, &MODULUS);
+        const MODULUS: crate::sm2::arithmetic::safegcd::Modulus =
+            crate::sm2::arithmetic::safegcd::Modulus::new(&P);
+        let y = crate::sm2::arithmetic::safegcd::invert(&self.v, &MODULUS);
         Fe {
             v: self.a.mul(&y, &R3),
             a: self.a,
@@ -265,8 +266,9 @@ impl<A: Arith> Fe<A> {
 
     /// x^-1 (0 for 0) for a public x: the division steps of `invert`, in variable time.
     pub(crate) fn invert_vartime(self) -> Self {
-        const MODULUS: crate::sm2::safegcd::Modulus = crate::sm2::safegcd::Modulus::new(&P);
-        let y = crate::sm2::safegcd::invert_vartime(&self.v, &MODULUS);
+        const MODULUS: crate::sm2::arithmetic::safegcd::Modulus =
+            crate::sm2::arithmetic::safegcd::Modulus::new(&P);
+        let y = crate::sm2::arithmetic::safegcd::invert_vartime(&self.v, &MODULUS);
         Fe {
             v: self.a.mul(&y, &R3),
             a: self.a,

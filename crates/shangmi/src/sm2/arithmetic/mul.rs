@@ -12,9 +12,9 @@
 
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
-use crate::sm2::field::{Arith, Fe};
-use crate::sm2::point::{Affine, Jacobian};
-use crate::sm2::scalar::{PublicScalar, Scalar};
+use crate::sm2::arithmetic::field::{Arith, Fe};
+use crate::sm2::arithmetic::point::{Affine, Jacobian};
+use crate::sm2::arithmetic::scalar::{PublicScalar, Scalar};
 
 // Natively the generator's tables are built at compile time (build.rs) and live in rodata. In
 // WebAssembly their 180 KB would be most of what a page downloads, so they are built on first
@@ -27,8 +27,8 @@ pub(crate) mod tables {
     use std::sync::OnceLock;
 
     use super::{Comb, build_comb};
-    use crate::sm2::field::Soft;
-    use crate::sm2::point::{Affine, Jacobian, batch_to_affine};
+    use crate::sm2::arithmetic::field::Soft;
+    use crate::sm2::arithmetic::point::{Affine, Jacobian, batch_to_affine};
 
     /// As build.rs writes it (a test compares these tables with build.rs's).
     pub(crate) const G_WNAF_WIDTH: u32 = 11;
@@ -188,7 +188,7 @@ pub(crate) fn fixed_base_many<A: Arith>(a: A, ks: &[Scalar]) -> Vec<Jacobian<A>>
             for (slot, k) in kc.iter_mut().zip(group) {
                 *slot = k.to_canonical();
             }
-            let points = crate::sm2::x86_ifma_lanes::fixed_base_x8(t, &kc);
+            let points = crate::sm2::arithmetic::x86_ifma_lanes::fixed_base_x8(t, &kc);
             zeroize::Zeroize::zeroize(&mut kc);
             out.extend(points[..group.len()].iter().map(|p| Jacobian {
                 x: Fe::from_mont(a, p[0]),
@@ -275,7 +275,7 @@ pub(crate) fn build_comb<A: Arith>(q: &Affine<A>) -> Box<Comb> {
         }
     }
     let mut affine = vec![*q; points.len()];
-    crate::sm2::point::batch_to_affine(&points, &mut affine);
+    crate::sm2::arithmetic::point::batch_to_affine(&points, &mut affine);
     for (i, window) in table.iter_mut().enumerate() {
         for (j, e) in window.iter_mut().enumerate() {
             let p = &affine[64 * i + j];
@@ -321,7 +321,7 @@ pub(crate) fn variable_base<A: Arith>(a: A, p: &Jacobian<A>, k: &Scalar) -> Jaco
     };
     let mut affine = [zero; 16];
     let last = table[15].z.invert_vartime();
-    crate::sm2::point::chain_to_affine(&table, &grow, last, &mut affine);
+    crate::sm2::arithmetic::point::chain_to_affine(&table, &grow, last, &mut affine);
     // As raw limbs, so the backend's SIMD scan reads them (the fixed-base windows' layout).
     let mut rows = [[0u64; 8]; 16];
     for (row, e) in rows.iter_mut().zip(&affine) {
@@ -387,7 +387,7 @@ const P_ODD: usize = 8;
 /// Z is the last one's times the factor the addition returns, so one inversion of the last Z
 /// puts them all in affine form ([`chain_to_affine`]).
 ///
-/// [`chain_to_affine`]: crate::sm2::point::chain_to_affine
+/// [`chain_to_affine`]: crate::sm2::arithmetic::point::chain_to_affine
 struct OddChain<A: Arith> {
     points: [Jacobian<A>; P_ODD],
     grow: [Option<Fe<A>>; P_ODD],
@@ -415,7 +415,12 @@ impl<A: Arith> OddChain<A> {
 
     fn to_affine(&self, last_z_inverse: Fe<A>) -> [Affine<A>; P_ODD] {
         let mut out = [Affine::generator(last_z_inverse.a); P_ODD];
-        crate::sm2::point::chain_to_affine(&self.points, &self.grow, last_z_inverse, &mut out);
+        crate::sm2::arithmetic::point::chain_to_affine(
+            &self.points,
+            &self.grow,
+            last_z_inverse,
+            &mut out,
+        );
         out
     }
 }
@@ -526,7 +531,7 @@ fn double_base_lanes<A: Arith>(
     group: &[(PublicScalar, PublicScalar, Affine<A>)],
     out: &mut Vec<Jacobian<A>>,
 ) {
-    use crate::sm2::x86_ifma_verify::{Job, double_base_x8_vartime};
+    use crate::sm2::arithmetic::x86_ifma_verify::{Job, double_base_x8_vartime};
     let lane = |(u1, u2, p): &(PublicScalar, PublicScalar, Affine<A>)| Job {
         u1: u1.to_canonical(),
         u2: u2.to_canonical(),

@@ -9,7 +9,7 @@
 
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
 
-use crate::sm2::field::{Arith, Fe};
+use crate::sm2::arithmetic::field::{Arith, Fe};
 
 /// b in Montgomery form.
 const B: [u64; 4] = [

@@ -304,7 +304,10 @@ mod tests {
         use rand::rngs::StdRng;
         use rand::{Rng, SeedableRng};
         let mut rng = StdRng::seed_from_u64(44);
-        for mm in [crate::sm2::field::P, crate::sm2::scalar::N] {
+        for mm in [
+            crate::sm2::arithmetic::field::P,
+            crate::sm2::arithmetic::scalar::N,
+        ] {
             let m = Modulus::new(&mm);
             let mb = big(&mm);
             let one = BigUint::from(1u8);
@@ -336,7 +339,12 @@ mod tests {
 
     #[test]
     fn limb_conversion_round_trips() {
-        for x in [[0u64; 4], [u64::MAX; 4], [1, 2, 3, 4], crate::sm2::field::P] {
+        for x in [
+            [0u64; 4],
+            [u64::MAX; 4],
+            [1, 2, 3, 4],
+            crate::sm2::arithmetic::field::P,
+        ] {
             assert_eq!(from62(&to62(&x)), x);
         }
     }

@@ -4,7 +4,9 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use crate::sm2::field::{adc, add_mod, limbs_from_be, limbs_to_be, lt, soft, sub_if_ge, sub_mod};
+use crate::sm2::arithmetic::field::{
+    adc, add_mod, limbs_from_be, limbs_to_be, lt, soft, sub_if_ge, sub_mod,
+};
 
 /// n, little-endian limbs.
 pub(crate) const N: [u64; 4] = [
@@ -159,8 +161,9 @@ impl Scalar {
 
     /// x^-1 (0 for 0) in constant time, by division steps on the stored x R.
     pub(crate) fn invert(&self) -> Self {
-        const MODULUS: crate::sm2::safegcd::Modulus = crate::sm2::safegcd::Modulus::new(&N);
-        let mut y = crate::sm2::safegcd::invert(&self.0, &MODULUS);
+        const MODULUS: crate::sm2::arithmetic::safegcd::Modulus =
+            crate::sm2::arithmetic::safegcd::Modulus::new(&N);
+        let mut y = crate::sm2::arithmetic::safegcd::invert(&self.0, &MODULUS);
         let r = Scalar(reduce(soft::mul_wide(&y, &R3)));
         y.zeroize();
         r

@@ -17,7 +17,7 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
-use crate::sm2::field::{P, add_mod};
+use crate::sm2::arithmetic::field::{P, add_mod};
 
 const MASK52: u64 = (1 << 52) - 1;
 /// p in radix 2^52.
@@ -278,7 +278,7 @@ pub(super) fn is_zero(x: &F) -> __mmask8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sm2::field::{Fe, Soft};
+    use crate::sm2::arithmetic::field::{Fe, Soft};
 
     #[test]
     fn radix52_round_trips_and_constants_agree() {

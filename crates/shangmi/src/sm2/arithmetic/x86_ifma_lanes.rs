@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 use zeroize::Zeroize;
 
 use crate::cpu::Avx512Ifma;
-use crate::sm2::mul::{BASE_TABLE, booth};
-use crate::sm2::x86_ifma_field::{
+use crate::sm2::arithmetic::mul::{BASE_TABLE, booth};
+use crate::sm2::arithmetic::x86_ifma_field::{
     F, ONE52, V, blend, from_mont256, mul, neg_canonical, shl, splat, sqr, store_mont256, sub,
 };
 

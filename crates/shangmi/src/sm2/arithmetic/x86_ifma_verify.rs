@@ -17,12 +17,12 @@
 use core::arch::x86_64::*;
 
 use crate::cpu::Avx512Ifma;
-use crate::sm2::mul::booth;
-use crate::sm2::x86_ifma_field::{
+use crate::sm2::arithmetic::mul::booth;
+use crate::sm2::arithmetic::x86_ifma_field::{
     F, ONE52, V, add_lazy, blend, from_mont256, is_zero, load, mul, shl, splat, sqr, store_mont256,
     sub, sub_lazy, times3,
 };
-use crate::sm2::x86_ifma_lanes::comb_lanes;
+use crate::sm2::arithmetic::x86_ifma_lanes::comb_lanes;
 
 /// One lane's inputs: the public scalars (canonical, in [1, n-1]) and P's affine coordinates
 /// in the Montgomery form of `field`.
@@ -209,15 +209,15 @@ fn lanes(token: Avx512Ifma, jobs: &[Job; 8]) -> ([Coordinate; 3], u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sm2::field::Soft;
-    use crate::sm2::field::x86_adx::Adx512;
-    use crate::sm2::mul::{double_base_many_vartime, double_base_vartime, fixed_base};
-    use crate::sm2::point::{Affine, Jacobian};
-    use crate::sm2::scalar::{PublicScalar, Scalar};
+    use crate::sm2::arithmetic::field::Soft;
+    use crate::sm2::arithmetic::field::x86_adx::Adx512;
+    use crate::sm2::arithmetic::mul::{double_base_many_vartime, double_base_vartime, fixed_base};
+    use crate::sm2::arithmetic::point::{Affine, Jacobian};
+    use crate::sm2::arithmetic::scalar::{PublicScalar, Scalar};
 
     type Limbs = ([u64; 4], [u64; 4]);
 
-    fn affine_limbs<A: crate::sm2::field::Arith>(p: Jacobian<A>) -> Option<Limbs> {
+    fn affine_limbs<A: crate::sm2::arithmetic::field::Arith>(p: Jacobian<A>) -> Option<Limbs> {
         Option::<Affine<A>>::from(p.to_affine()).map(|a| (a.x.mont_limbs(), a.y.mont_limbs()))
     }
 
@@ -298,9 +298,9 @@ mod tests {
                 match got {
                     Some([x, y, z]) => {
                         let lane = Jacobian {
-                            x: crate::sm2::field::Fe::from_mont(Soft, x),
-                            y: crate::sm2::field::Fe::from_mont(Soft, y),
-                            z: crate::sm2::field::Fe::from_mont(Soft, z),
+                            x: crate::sm2::arithmetic::field::Fe::from_mont(Soft, x),
+                            y: crate::sm2::arithmetic::field::Fe::from_mont(Soft, y),
+                            z: crate::sm2::arithmetic::field::Fe::from_mont(Soft, z),
                         };
                         assert_eq!(affine_limbs(lane), *want, "u2 {:x?}", item.1.0);
                     }

@@ -6,7 +6,7 @@
 use der::Sequence;
 use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef, UintRef};
 
-use crate::sm2::keyfile::{KeyFileError, SM2_CURVE};
+use crate::sm2::encodings::keyfile::{KeyFileError, SM2_CURVE};
 
 /// prime-field (X9.62).
 use crate::oid::PRIME_FIELD;

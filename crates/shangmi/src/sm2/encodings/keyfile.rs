@@ -18,7 +18,7 @@ use sec1::{EcParameters, EcPrivateKey};
 use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 use zeroize::Zeroizing;
 
-use crate::sm2::keys::{SigningKey, VerifyingKey};
+use crate::sm2::protocols::keys::{SigningKey, VerifyingKey};
 
 pub(crate) use crate::oid::{EC_PUBLIC_KEY, SM2 as SM2_CURVE};
 
@@ -98,7 +98,7 @@ fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<(), KeyFileError>
         return match alg.parameters {
             None => Ok(()),
             Some(p) if p.is_null() => Ok(()),
-            Some(p) => crate::sm2::ec_params::check_curve(p),
+            Some(p) => crate::sm2::encodings::ec_params::check_curve(p),
         };
     }
     if alg.oid != EC_PUBLIC_KEY {
@@ -107,7 +107,7 @@ fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<(), KeyFileError>
             alg.oid
         )));
     }
-    crate::sm2::ec_params::check_curve(
+    crate::sm2::encodings::ec_params::check_curve(
         alg.parameters
             .ok_or(KeyFileError::Malformed("EC key without curve parameters"))?,
     )
@@ -142,7 +142,7 @@ fn from_ec_private_key(der: &[u8], what: &'static str) -> Result<SigningKey, Key
         ));
     }
     if let Some(params) = ec.parameters {
-        crate::sm2::ec_params::check_curve(params)?;
+        crate::sm2::encodings::ec_params::check_curve(params)?;
     }
     // SEC1 pads d to the order's length; writers that strip leading zeros are accepted.
     let d = ec.private_key.as_bytes();

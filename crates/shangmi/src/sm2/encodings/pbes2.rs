@@ -18,10 +18,10 @@ use crate::oid::{
     AES128_CBC, AES192_CBC, AES256_CBC, HMAC_SHA1, HMAC_SHA224, HMAC_SHA256, HMAC_SHA384,
     HMAC_SHA512, HMAC_SM3, PBES2, PBKDF2, SM4_CBC,
 };
-use crate::sm2::keyfile::{
+use crate::sm2::encodings::keyfile::{
     KeyFileError, LABEL_ENCRYPTED, malformed, null_or_absent, octets, pem_encode,
 };
-use crate::sm2::keys::SigningKey;
+use crate::sm2::protocols::keys::SigningKey;
 
 /// The iteration count written by default.
 pub const DEFAULT_PBKDF2_ITERATIONS: u32 = 100_000;

@@ -9,8 +9,8 @@
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::sm2::keys::VerifyingKey;
-use crate::sm2::signature::{Signature, digest, verify_digests};
+use crate::sm2::protocols::keys::VerifyingKey;
+use crate::sm2::protocols::signature::{Signature, digest, verify_digests};
 
 /// How the signatures of a batch are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -9,12 +9,12 @@
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::sm2::Error;
-use crate::sm2::engine::{Engine, dispatch};
-use crate::sm2::keys::{SigningKey, VerifyingKey};
-use crate::sm2::kx::EphemeralSecret;
-use crate::sm2::mul::variable_base;
-use crate::sm2::point::{Affine, Jacobian};
-use crate::sm2::scalar::SecretScalar;
+use crate::sm2::arithmetic::engine::{Engine, dispatch};
+use crate::sm2::arithmetic::mul::variable_base;
+use crate::sm2::arithmetic::point::{Affine, Jacobian};
+use crate::sm2::arithmetic::scalar::SecretScalar;
+use crate::sm2::protocols::keys::{SigningKey, VerifyingKey};
+use crate::sm2::protocols::kx::EphemeralSecret;
 
 /// The x coordinate of the Diffie-Hellman point, 32 bytes big-endian; wiped on drop.
 #[derive(Zeroize, ZeroizeOnDrop)]

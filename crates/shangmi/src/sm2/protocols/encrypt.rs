@@ -16,13 +16,13 @@ use zeroize::Zeroizing;
 
 use crate::cpu::Implementation as _;
 use crate::sm2::Error;
-use crate::sm2::engine::dispatch;
-use crate::sm2::field::Arith;
-use crate::sm2::keys::{SigningKey, VerifyingKey};
-use crate::sm2::mul::{Comb, fixed_base, fixed_base_with, variable_base};
-use crate::sm2::point::{Affine, Jacobian, batch_to_affine};
-use crate::sm2::precomputed::PrecomputedVerifyingKey;
-use crate::sm2::scalar::{Scalar, SecretScalar};
+use crate::sm2::arithmetic::engine::dispatch;
+use crate::sm2::arithmetic::field::Arith;
+use crate::sm2::arithmetic::mul::{Comb, fixed_base, fixed_base_with, variable_base};
+use crate::sm2::arithmetic::point::{Affine, Jacobian, batch_to_affine};
+use crate::sm2::arithmetic::scalar::{Scalar, SecretScalar};
+use crate::sm2::protocols::keys::{SigningKey, VerifyingKey};
+use crate::sm2::protocols::precomputed::PrecomputedVerifyingKey;
 use crate::sm3::{Kdf, Sm3};
 
 /// How C1, C3 and C2 are laid out in a ciphertext.
@@ -357,7 +357,7 @@ pub fn convert(
     point: PointEncoding,
 ) -> Result<Vec<u8>, Error> {
     let parts = parse(ciphertext, from).ok_or(Error::InvalidCiphertext)?;
-    let c1 = dispatch!(crate::sm2::engine::Engine::best(), |a| {
+    let c1 = dispatch!(crate::sm2::arithmetic::engine::Engine::best(), |a| {
         let p = Affine::from_sec1_vartime(a, &parts.c1).ok_or(Error::InvalidCiphertext)?;
         let mut c1 = [0u8; 64];
         c1[..32].copy_from_slice(&p.x.to_bytes());

@@ -13,10 +13,10 @@ use zeroize::Zeroizing;
 
 use crate::sink::Sink;
 use crate::sm2::Error;
-use crate::sm2::encrypt::{
+use crate::sm2::protocols::encrypt::{
     Encapsulated, Format, MAX_MESSAGE_LEN, Masker, PointEncoding, encapsulate, encode_c1, sec1_len,
 };
-use crate::sm2::keys::{SigningKey, VerifyingKey};
+use crate::sm2::protocols::keys::{SigningKey, VerifyingKey};
 
 const CHUNK: usize = 16 * 1024;
 
@@ -269,7 +269,7 @@ impl<S: Sink> Write for Decryptor<S> {
                     self.state = if buf.len() < need {
                         State::C1(buf)
                     } else {
-                        match crate::sm2::encrypt::decapsulate(&self.key, &buf) {
+                        match crate::sm2::protocols::encrypt::decapsulate(&self.key, &buf) {
                             None => State::Failed,
                             Some(shared) => {
                                 let m = Masker::new(shared);

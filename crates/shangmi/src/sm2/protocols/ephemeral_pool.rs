@@ -11,13 +11,13 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::cpu::Implementation as _;
 use crate::sm2::Error;
-use crate::sm2::engine::{Engine, dispatch};
-use crate::sm2::keys::VerifyingKey;
-use crate::sm2::kx::EphemeralSecret;
-use crate::sm2::mul::fixed_base_many;
-use crate::sm2::point::{Affine, Jacobian, batch_to_affine};
-use crate::sm2::pool::{fresh_scalars, make_room};
-use crate::sm2::scalar::{Scalar, SecretScalar};
+use crate::sm2::arithmetic::engine::{Engine, dispatch};
+use crate::sm2::arithmetic::mul::fixed_base_many;
+use crate::sm2::arithmetic::point::{Affine, Jacobian, batch_to_affine};
+use crate::sm2::arithmetic::scalar::{Scalar, SecretScalar};
+use crate::sm2::protocols::keys::VerifyingKey;
+use crate::sm2::protocols::kx::EphemeralSecret;
+use crate::sm2::protocols::pool::{fresh_scalars, make_room};
 
 /// One prepared key: plain data, so its slot can be wiped in place when it is handed out.
 #[derive(Clone, Copy, Zeroize)]

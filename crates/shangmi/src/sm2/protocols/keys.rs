@@ -7,11 +7,11 @@ use zeroize::Zeroizing;
 
 use crate::cpu::Implementation as _;
 use crate::sm2::Error;
-use crate::sm2::engine::{Engine, dispatch};
-use crate::sm2::field::Fe;
-use crate::sm2::mul::fixed_base;
-use crate::sm2::point::{Affine, Jacobian};
-use crate::sm2::scalar::{N, Scalar, SecretScalar};
+use crate::sm2::arithmetic::engine::{Engine, dispatch};
+use crate::sm2::arithmetic::field::Fe;
+use crate::sm2::arithmetic::mul::fixed_base;
+use crate::sm2::arithmetic::point::{Affine, Jacobian};
+use crate::sm2::arithmetic::scalar::{N, Scalar, SecretScalar};
 // The forcing entry points that use some of these are hazmat-only.
 #[cfg_attr(
     not(any(feature = "hazmat", test, shangmi_ctgrind)),
@@ -70,7 +70,10 @@ impl PartialEq for VerifyingKey {
 impl Eq for VerifyingKey {}
 
 impl VerifyingKey {
-    pub(crate) fn from_affine<A: crate::sm2::field::Arith>(p: &Affine<A>, engine: Engine) -> Self {
+    pub(crate) fn from_affine<A: crate::sm2::arithmetic::field::Arith>(
+        p: &Affine<A>,
+        engine: Engine,
+    ) -> Self {
         VerifyingKey {
             x: p.x.mont_limbs(),
             y: p.y.mont_limbs(),
@@ -78,7 +81,7 @@ impl VerifyingKey {
         }
     }
 
-    pub(crate) fn affine<A: crate::sm2::field::Arith>(&self, a: A) -> Affine<A> {
+    pub(crate) fn affine<A: crate::sm2::arithmetic::field::Arith>(&self, a: A) -> Affine<A> {
         Affine {
             x: Fe::from_mont(a, self.x),
             y: Fe::from_mont(a, self.y),
@@ -120,7 +123,7 @@ impl VerifyingKey {
 
     /// The affine coordinates, big-endian.
     pub fn coordinates(&self) -> ([u8; 32], [u8; 32]) {
-        let a = crate::sm2::field::Soft;
+        let a = crate::sm2::arithmetic::field::Soft;
         let p = self.affine(a);
         (p.x.to_bytes(), p.y.to_bytes())
     }

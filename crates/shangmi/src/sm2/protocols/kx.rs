@@ -20,12 +20,12 @@ use zeroize::Zeroizing;
 
 use crate::cpu::Implementation as _;
 use crate::sm2::Error;
-use crate::sm2::encrypt::random_scalar;
-use crate::sm2::engine::{Engine, dispatch};
-use crate::sm2::keys::{SigningKey, VerifyingKey};
-use crate::sm2::mul::{double_base_vartime, fixed_base, variable_base};
-use crate::sm2::point::{Affine, Jacobian};
-use crate::sm2::scalar::{PublicScalar, Scalar, SecretScalar};
+use crate::sm2::arithmetic::engine::{Engine, dispatch};
+use crate::sm2::arithmetic::mul::{double_base_vartime, fixed_base, variable_base};
+use crate::sm2::arithmetic::point::{Affine, Jacobian};
+use crate::sm2::arithmetic::scalar::{PublicScalar, Scalar, SecretScalar};
+use crate::sm2::protocols::encrypt::random_scalar;
+use crate::sm2::protocols::keys::{SigningKey, VerifyingKey};
 use crate::sm3::{Kdf, Sm3};
 
 /// Which side of the exchange this party is.

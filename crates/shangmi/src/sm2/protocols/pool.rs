@@ -13,12 +13,12 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::cpu::Implementation as _;
 use crate::sm2::Error;
-use crate::sm2::engine::{Engine, dispatch};
-use crate::sm2::keys::SigningKey;
-use crate::sm2::mul::fixed_base_many;
-use crate::sm2::point::{Affine, Jacobian, batch_to_affine};
-use crate::sm2::scalar::{Scalar, SecretScalar};
-use crate::sm2::signature::{Signature, digest};
+use crate::sm2::arithmetic::engine::{Engine, dispatch};
+use crate::sm2::arithmetic::mul::fixed_base_many;
+use crate::sm2::arithmetic::point::{Affine, Jacobian, batch_to_affine};
+use crate::sm2::arithmetic::scalar::{Scalar, SecretScalar};
+use crate::sm2::protocols::keys::SigningKey;
+use crate::sm2::protocols::signature::{Signature, digest};
 
 /// One prepared nonce as stored: plain data, so the pool can wipe a slot in place when it
 /// hands the nonce out (a moved-out value would leave its bytes behind in the buffer).

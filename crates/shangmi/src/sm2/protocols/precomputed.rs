@@ -2,10 +2,10 @@
 //! key: about 2,400 point additions and 150 KiB once, then no doublings per verification.
 
 use crate::sm2::Error;
-use crate::sm2::engine::dispatch;
-use crate::sm2::keys::{DEFAULT_ID, VerifyingKey};
-use crate::sm2::mul::{Comb, base_table, build_comb, comb_vartime};
-use crate::sm2::signature::{Signature, check_scalars, digest, x_matches_vartime};
+use crate::sm2::arithmetic::engine::dispatch;
+use crate::sm2::arithmetic::mul::{Comb, base_table, build_comb, comb_vartime};
+use crate::sm2::protocols::keys::{DEFAULT_ID, VerifyingKey};
+use crate::sm2::protocols::signature::{Signature, check_scalars, digest, x_matches_vartime};
 
 /// A [`VerifyingKey`] with precomputed multiples.
 #[derive(Clone)]

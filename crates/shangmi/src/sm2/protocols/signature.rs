@@ -13,12 +13,12 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::sm2::Error;
-use crate::sm2::engine::dispatch;
-use crate::sm2::field::{Arith, Fe, P, adc, lt};
-use crate::sm2::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
-use crate::sm2::mul::{double_base_many_vartime, double_base_vartime, fixed_base};
-use crate::sm2::point::Jacobian;
-use crate::sm2::scalar::{N, PublicScalar, Scalar, SecretScalar};
+use crate::sm2::arithmetic::engine::dispatch;
+use crate::sm2::arithmetic::field::{Arith, Fe, P, adc, lt};
+use crate::sm2::arithmetic::mul::{double_base_many_vartime, double_base_vartime, fixed_base};
+use crate::sm2::arithmetic::point::Jacobian;
+use crate::sm2::arithmetic::scalar::{N, PublicScalar, Scalar, SecretScalar};
+use crate::sm2::protocols::keys::{DEFAULT_ID, SigningKey, VerifyingKey};
 use crate::sm3::Sm3;
 
 /// A signature (r, s), both in [1, n-1].
@@ -225,7 +225,7 @@ impl SigningKey {
     }
 
     /// [`Self::sign_with_nonce`], k G made affine through a blinded inversion when `blind`
-    /// holds 32 fresh random bytes ([`crate::sm2::field::Fe::invert_blinded`]).
+    /// holds 32 fresh random bytes ([`crate::sm2::arithmetic::field::Fe::invert_blinded`]).
     pub(crate) fn sign_with_nonce_blinded(
         &self,
         e: &[u8; 32],

@@ -42,7 +42,7 @@ impl Arith for Adx {
 
     #[inline(always)]
     fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
-        crate::sm2::x86_select::select_avx2(self.1, table, idx)
+        crate::sm2::arithmetic::x86_select::select_avx2(self.1, table, idx)
     }
 
     #[inline(always)]
@@ -54,7 +54,7 @@ impl Arith for Adx {
         count: usize,
         acc: &mut [u64; 8],
     ) {
-        crate::sm2::x86_select::select_part_avx2(self.1, table, idx, first, count, acc)
+        crate::sm2::arithmetic::x86_select::select_part_avx2(self.1, table, idx, first, count, acc)
     }
 }
 
@@ -86,7 +86,7 @@ impl Arith for Adx512 {
 
     #[inline(always)]
     fn select<const N: usize>(self, table: &[[u64; 8]; N], idx: u32) -> [u64; 8] {
-        crate::sm2::x86_select::select_avx512(self.0, table, idx)
+        crate::sm2::arithmetic::x86_select::select_avx512(self.0, table, idx)
     }
 
     #[inline(always)]
@@ -98,7 +98,9 @@ impl Arith for Adx512 {
         count: usize,
         acc: &mut [u64; 8],
     ) {
-        crate::sm2::x86_select::select_part_avx512(self.0, table, idx, first, count, acc)
+        crate::sm2::arithmetic::x86_select::select_part_avx512(
+            self.0, table, idx, first, count, acc,
+        )
     }
 }
 
