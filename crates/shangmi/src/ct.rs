@@ -1,7 +1,7 @@
 //! Marking what is secret and what has become public, for the constant-time check.
 //!
 //! `scripts/ct-valgrind.sh` builds the crate with `--cfg shangmi_ctgrind` and runs
-//! `examples/ctgrind.rs` under valgrind's memcheck with every secret input marked undefined:
+//! `examples/ctgrind/main.rs` under valgrind's memcheck with every secret input marked undefined:
 //! memcheck then reports each branch and each memory address computed from a secret. A few
 //! decisions are public by design though computed from secrets (a key is invalid, a nonce
 //! must be retried, a tag did not match, the bytes of a signature); the code passes those
@@ -14,9 +14,6 @@ use subtle::Choice;
 mod barrier_asm;
 #[cfg(shangmi_ctgrind)]
 mod valgrind_asm;
-
-#[cfg(shangmi_ctgrind)]
-pub mod probes;
 
 /// `x`, unchanged, hidden from the optimiser: from here on it cannot know that `x` is 0 or 1
 /// (or a sign mask), so the masks computed from it stay AND/OR/XOR instead of becoming the

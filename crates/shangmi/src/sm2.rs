@@ -26,8 +26,6 @@
 // `encodings` (key files, PBES2, curve parameters). Modules name each other by full path
 // (`crate::sm2::arithmetic::field`), so an import says which layer it reaches into.
 pub(crate) mod arithmetic;
-#[cfg(shangmi_ctgrind)]
-pub(crate) mod ct_probes;
 pub(crate) mod encodings;
 pub(crate) mod protocols;
 

@@ -4,11 +4,11 @@
 //! verification) with their tables, and inversion by division steps.
 
 pub(crate) mod engine;
-pub(super) mod field;
-pub(super) mod mul;
-pub(super) mod point;
+pub(crate) mod field;
+pub(crate) mod mul;
+pub(crate) mod point;
 pub(super) mod safegcd;
-pub(super) mod scalar;
+pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_field;
 #[cfg(target_arch = "x86_64")]

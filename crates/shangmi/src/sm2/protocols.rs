@@ -4,10 +4,10 @@
 
 pub(super) mod batch;
 pub(super) mod ecdh;
-pub(super) mod encrypt;
+pub(crate) mod encrypt;
 pub(super) mod encrypt_stream;
 pub(super) mod ephemeral_pool;
-pub(super) mod keys;
+pub(crate) mod keys;
 pub(crate) mod kx;
 pub(super) mod pool;
 pub(super) mod precomputed;

@@ -1,13 +1,13 @@
-//! SM2 operations on secret inputs for the constant-time check (`crate::ct`), on the
+//! SM2 operations on secret inputs for the constant-time check, on the
 //! portable backend (valgrind runs neither ADX nor AVX-512).
 
-use super::arithmetic::engine::Engine;
-use super::arithmetic::field::{Fe, Soft};
-use super::arithmetic::mul::{fixed_base, variable_base};
-use super::arithmetic::point::{Affine, Jacobian, batch_to_affine};
-use super::arithmetic::scalar::Scalar;
-use super::protocols::keys::{SigningKey, VerifyingKey};
 use crate::ct::{public, secret};
+use crate::sm2::arithmetic::engine::Engine;
+use crate::sm2::arithmetic::field::{Fe, Soft};
+use crate::sm2::arithmetic::mul::{fixed_base, variable_base};
+use crate::sm2::arithmetic::point::{Affine, Jacobian, batch_to_affine};
+use crate::sm2::arithmetic::scalar::Scalar;
+use crate::sm2::protocols::keys::{SigningKey, VerifyingKey};
 
 fn x_bytes(p: &Jacobian<Soft>) -> [u8; 32] {
     let a = p.to_affine().unwrap_or(Affine::generator(Soft));
@@ -110,13 +110,13 @@ pub(crate) fn decrypt(mut d: [u8; 32], msg: [u8; 32]) -> [u8; 32] {
     secret(&mut m);
     let Ok(ct) = key
         .verifying_key()
-        .encrypt(&m, super::protocols::encrypt::Format::C1C3C2)
+        .encrypt(&m, crate::sm2::protocols::encrypt::Format::C1C3C2)
     else {
         return [0; 32];
     };
     let mut ct = ct;
     crate::ct::public_slice(&mut ct);
-    match key.decrypt(&ct, super::protocols::encrypt::Format::C1C3C2) {
+    match key.decrypt(&ct, crate::sm2::protocols::encrypt::Format::C1C3C2) {
         Ok(mut pt) => {
             crate::ct::public_slice(&mut pt);
             pt.try_into().unwrap_or([0; 32])
@@ -127,7 +127,7 @@ pub(crate) fn decrypt(mut d: [u8; 32], msg: [u8; 32]) -> [u8; 32] {
 
 /// Both sides of a key exchange with secret static and ephemeral keys.
 pub(crate) fn key_exchange(mut seeds: [[u8; 32]; 4]) -> [u8; 32] {
-    use super::protocols::kx::{EphemeralSecret, Exchange, Role};
+    use crate::sm2::protocols::kx::{EphemeralSecret, Exchange, Role};
     for s in seeds.iter_mut() {
         secret(s);
     }
@@ -169,7 +169,7 @@ pub(crate) fn key_exchange(mut seeds: [[u8; 32]; 4]) -> [u8; 32] {
 
 /// ECDH as curveSM2 runs it (RFC 8998): a secret ephemeral scalar times a public point.
 pub(crate) fn ecdh(mut r: [u8; 32], peer_seed: [u8; 32]) -> [u8; 32] {
-    use super::protocols::kx::EphemeralSecret;
+    use crate::sm2::protocols::kx::EphemeralSecret;
     secret(&mut r);
     let (Ok(e), Ok(peer)) = (
         EphemeralSecret::from_bytes_with(&r, Engine::Soft),

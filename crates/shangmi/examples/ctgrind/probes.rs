@@ -1,12 +1,13 @@
-//! What `examples/ctgrind.rs` runs under valgrind: each probe takes its inputs, marks the
+//! What `main.rs` runs under valgrind: each probe takes its inputs, marks the
 //! secret ones, runs an operation on a given backend profile and returns its (public)
 //! output. `leaky_control` is the check's own test: it branches on and indexes by a secret,
 //! and valgrind must report it.
 #![allow(missing_docs)]
 
-use super::{public, public_slice, secret};
+mod sm2;
+
 use crate::cpu::Backend;
-use crate::sm2::ct_probes as sm2;
+use crate::ct::{public, public_slice, secret};
 
 /// The probes by name, each run on two inputs so that input-dependent paths would show.
 pub const PROBES: [&str; 20] = [

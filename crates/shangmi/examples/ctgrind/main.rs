@@ -4,7 +4,7 @@
 
 #[cfg(shangmi_ctgrind)]
 fn main() {
-    use shangmi::ct::probes;
+    use shangmi::ct_probes as probes;
     let mode = std::env::args().nth(1).unwrap_or_default();
     if mode == "control" {
         println!("control: {}", probes::leaky_control(7));
