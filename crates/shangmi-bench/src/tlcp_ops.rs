@@ -264,9 +264,9 @@ pub fn measure(plan: &Plan) -> (Vec<Figure>, String) {
     let dir = root.join("target/tls-peers/tlcp");
     let p = pki(&dir);
     let peer = tongsuo(&root, &dir);
-    let ecc = client(&p, Suite::EccSm4GcmSm3, false);
-    let ecdhe = client(&p, Suite::EcdheSm4GcmSm3, false);
-    let resume = client(&p, Suite::EccSm4GcmSm3, true);
+    let ecc = client(&p, Suite::ECC_SM4_GCM_SM3, false);
+    let ecdhe = client(&p, Suite::ECDHE_SM4_GCM_SM3, false);
+    let resume = client(&p, Suite::ECC_SM4_GCM_SM3, true);
     let mut rates: Vec<(String, String, Vec<f64>)> = Vec::new();
     let mut push = |op: &str, imp: &str, r: f64| match rates
         .iter_mut()
@@ -289,12 +289,12 @@ pub fn measure(plan: &Plan) -> (Vec<Figure>, String) {
             push(
                 OPS[6],
                 "shangmi",
-                record_rate(&p, Suite::EccSm4GcmSm3, plan.slice),
+                record_rate(&p, Suite::ECC_SM4_GCM_SM3, plan.slice),
             );
             push(
                 OPS[7],
                 "shangmi",
-                record_rate(&p, Suite::EccSm4CbcSm3, plan.slice),
+                record_rate(&p, Suite::ECC_SM4_CBC_SM3, plan.slice),
             );
         };
         let theirs = |push: &mut dyn FnMut(&str, &str, f64)| {

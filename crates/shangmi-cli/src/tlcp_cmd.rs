@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use clap::{ArgGroup, Args as ClapArgs, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args as ClapArgs, Subcommand};
 use shangmi_tlcp::{ClientConfig, Connection, Identity, ServerConfig};
 
 use crate::fail::{Outcome, Result, error, rejected};
@@ -43,26 +43,35 @@ enum Cmd {
     Serve(ServeArgs),
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Suite {
-    /// ECC_SM4_CBC_SM3 (0xE013).
-    EccSm4CbcSm3,
-    /// ECC_SM4_GCM_SM3 (0xE053).
-    EccSm4GcmSm3,
-    /// ECDHE_SM4_CBC_SM3 (0xE011): needs client certificates.
-    EcdheSm4CbcSm3,
-    /// ECDHE_SM4_GCM_SM3 (0xE051): needs client certificates.
-    EcdheSm4GcmSm3,
-}
+/// Reads a suite by name from the library's table (`shangmi_tlcp::Suite::ALL`), so the command
+/// keeps no list of its own: `ECC_SM4_GCM_SM3`, or `ecc-sm4-gcm-sm3`.
+#[derive(Clone)]
+struct SuiteName;
 
-impl Suite {
-    fn tlcp(self) -> shangmi_tlcp::Suite {
-        match self {
-            Suite::EccSm4CbcSm3 => shangmi_tlcp::Suite::EccSm4CbcSm3,
-            Suite::EccSm4GcmSm3 => shangmi_tlcp::Suite::EccSm4GcmSm3,
-            Suite::EcdheSm4CbcSm3 => shangmi_tlcp::Suite::EcdheSm4CbcSm3,
-            Suite::EcdheSm4GcmSm3 => shangmi_tlcp::Suite::EcdheSm4GcmSm3,
-        }
+impl clap::builder::TypedValueParser for SuiteName {
+    type Value = shangmi_tlcp::Suite;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<Self::Value, clap::Error> {
+        let name = value.to_string_lossy();
+        shangmi_tlcp::Suite::from_name(&name).ok_or_else(|| {
+            let all: Vec<&str> = shangmi_tlcp::Suite::ALL.iter().map(|s| s.name()).collect();
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("unknown TLCP suite {name:?}: one of {}\n", all.join(", ")),
+            )
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = shangmi_tlcp::Suite::ALL.into_iter().map(|s| s.name());
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
     }
 }
 
@@ -149,9 +158,10 @@ struct ConnectArgs {
     /// The name to check the server's signing certificate against (default: the host).
     #[arg(long, value_name = "NAME")]
     servername: Option<String>,
-    /// Offer only this suite (default: every suite usable: ECC, and ECDHE with certificates).
-    #[arg(long, value_enum)]
-    suite: Option<Suite>,
+    /// Offer only this suite (default: every usable one: the ECC suites, and the ECDHE ones
+    /// when a certificate pair is given).
+    #[arg(long, value_name = "SUITE", value_parser = SuiteName)]
+    suite: Option<shangmi_tlcp::Suite>,
     /// Connect once, close, then connect again resuming that session (the second connection
     /// carries stdin; stderr says whether it resumed).
     #[arg(long)]
@@ -181,9 +191,9 @@ struct ServeArgs {
     /// Relay each connection to this TCP service (TLCP termination).
     #[arg(long, value_name = "ADDR:PORT")]
     forward: Option<String>,
-    /// Accept only this suite (default: all four).
-    #[arg(long, value_enum)]
-    suite: Option<Suite>,
+    /// Accept only this suite (default: every suite).
+    #[arg(long, value_name = "SUITE", value_parser = SuiteName)]
+    suite: Option<shangmi_tlcp::Suite>,
     #[command(flatten)]
     bounds: Bounds,
 }
@@ -256,7 +266,7 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         config = config.with_certificates(sign, enc);
     }
     if let Some(s) = a.suite {
-        config = config.with_suites(&[s.tlcp()]);
+        config = config.with_suites(&[s]);
     }
     let config = Arc::new(config);
     let host = a
@@ -438,7 +448,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
             .map_err(|e| error(ca.display(), e))?;
     }
     if let Some(s) = a.suite {
-        config = config.with_suites(&[s.tlcp()]);
+        config = config.with_suites(&[s]);
     }
     let answer = match a.forward {
         Some(f) => Answer::Forward(f),

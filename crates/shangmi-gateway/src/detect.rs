@@ -8,8 +8,6 @@
 
 /// TLCP's record version.
 const TLCP_VERSION: u16 = 0x0101;
-/// The TLCP suites: ECC_SM4_CBC_SM3, ECC_SM4_GCM_SM3, ECDHE_SM4_CBC_SM3, ECDHE_SM4_GCM_SM3.
-const TLCP_SUITES: [u16; 4] = [0xE013, 0xE053, 0xE011, 0xE051];
 /// TLS_SM4_GCM_SM3, TLS_SM4_CCM_SM3.
 const SM_SUITES: [u16; 2] = [0x00C6, 0x00C7];
 /// curveSM2, curveSM2MLKEM768.
@@ -201,7 +199,9 @@ fn parse_hello(body: &[u8]) -> Option<Hello> {
     let suites = Reader::u16s(r.vec16()?)?;
     r.vec8()?; // compression methods
     let mut hello = Hello {
-        tlcp_suites: suites.iter().any(|s| TLCP_SUITES.contains(s)),
+        tlcp_suites: suites
+            .iter()
+            .any(|&s| shangmi_tlcp::Suite::from_id(s).is_some()),
         ..Hello::default()
     };
     // No extensions at all is a valid hello (TLCP clients send none).

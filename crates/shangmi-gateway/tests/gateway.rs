@@ -61,7 +61,7 @@ fn one_port_answers_tlcp_rfc8998_and_international_tls() {
     let gw = Gateway::start(&config(d, &http(backend.port), ""), 1, true);
     let port = gw.port();
 
-    for suite in [Suite::EccSm4GcmSm3, Suite::EccSm4CbcSm3] {
+    for suite in [Suite::ECC_SM4_GCM_SM3, Suite::ECC_SM4_CBC_SM3] {
         let r = tlcp_get(d, port, suite, false);
         assert!(r.starts_with("HTTP/1.1 200"), "{r}");
         assert!(
@@ -240,7 +240,7 @@ fn client_certificates_are_required_and_their_subject_reaches_the_upstream() {
     assert!(!r.contains("forged"), "{r}");
 
     // Without a certificate: no handshake, no request reaches the back end.
-    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let c = tlcp_client(d, &[Suite::ECC_SM4_GCM_SM3], false);
     let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(port)).unwrap();
     assert!(s.handshake().is_err());
     let r = get(rustls_stream(sm_client(d, false), port), "");
@@ -251,7 +251,7 @@ fn client_certificates_are_required_and_their_subject_reaches_the_upstream() {
 /// Runs a TLCP client handshake over `tcp` with its first record's version rewritten to TLS
 /// 1.0's, as browsers that offer TLCP suites inside a TLS hello send it.
 fn tlcp_in_a_tls_record(d: &Path, port: u16) -> String {
-    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let c = tlcp_client(d, &[Suite::ECC_SM4_GCM_SM3], false);
     let mut conn = shangmi_tlcp::Connection::client(c, "localhost").unwrap();
     let mut s = tcp(port);
     let mut hello = conn.take_tls();
@@ -302,7 +302,7 @@ fn a_tcp_upstream_gets_the_bytes_both_ways() {
         1,
         false,
     );
-    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let c = tlcp_client(d, &[Suite::ECC_SM4_GCM_SM3], false);
     let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
     let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     s.write_all(&big).unwrap();
@@ -380,7 +380,7 @@ fn an_upstream_that_is_down_answers_502_at_once_and_is_skipped_after() {
     let mut failed = 0;
     for _ in 0..8 {
         let t = Instant::now();
-        let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+        let r = tlcp_get(d, gw.port(), Suite::ECC_SM4_GCM_SM3, false);
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         if r.starts_with("HTTP/1.1 502") {
             failed += 1;
@@ -408,7 +408,7 @@ fn an_upstream_that_is_down_answers_502_at_once_and_is_skipped_after() {
     .unwrap();
     assert_eq!(gw.admin("POST", "/reload").0, 200);
     let t = Instant::now();
-    let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+    let r = tlcp_get(d, gw.port(), Suite::ECC_SM4_GCM_SM3, false);
     assert!(r.starts_with("HTTP/1.1 502"), "{r}");
     assert!(t.elapsed() < Duration::from_secs(2));
 }
@@ -424,7 +424,7 @@ fn reload_swaps_the_configuration_refuses_a_broken_one_and_sigterm_drains() {
     let mut gw = Gateway::start(&path, 1, true);
     let port = gw.port();
     let through = |want: &str| {
-        let r = tlcp_get(d, port, Suite::EccSm4GcmSm3, false);
+        let r = tlcp_get(d, port, Suite::ECC_SM4_GCM_SM3, false);
         assert!(r.contains(want), "want {want}: {r}");
     };
     through("backend-a");
@@ -454,7 +454,7 @@ fn reload_swaps_the_configuration_refuses_a_broken_one_and_sigterm_drains() {
     // exits 0.
     let owned = d.to_path_buf();
     let in_flight = std::thread::spawn(move || {
-        let c = tlcp_client(&owned, &[Suite::EccSm4GcmSm3], false);
+        let c = tlcp_client(&owned, &[Suite::ECC_SM4_GCM_SM3], false);
         let s = shangmi_tlcp::Stream::client(c, "localhost", tcp(port)).unwrap();
         get(s, "")
     });
@@ -511,7 +511,7 @@ fn idle_garbage_and_truncated_clients_cost_nothing_a_real_client_waits_for() {
         let _ = s.read_to_end(&mut sink);
     }
     let t = Instant::now();
-    let r = tlcp_get(d, port, Suite::EccSm4GcmSm3, false);
+    let r = tlcp_get(d, port, Suite::ECC_SM4_GCM_SM3, false);
     assert!(r.contains("backend-a"), "{r}");
     let r = get(rustls_stream(sm_client(d, false), port), "");
     assert!(r.contains("backend-a"), "{r}");
@@ -593,7 +593,7 @@ fn a_reload_under_steady_load_fails_no_request() {
                 let (mut ok, mut failed) = (0, Vec::new());
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                     let r = if i % 2 == 0 {
-                        tlcp_get(&owned, port, Suite::EccSm4GcmSm3, false)
+                        tlcp_get(&owned, port, Suite::ECC_SM4_GCM_SM3, false)
                     } else {
                         get(rustls_stream(sm_client(&owned, false), port), "")
                     };
@@ -649,7 +649,7 @@ fn an_upstream_that_dies_mid_response_ends_the_client_without_close_notify() {
     pki(d);
     let gw = Gateway::start(&config(d, &http(truncating_backend()), ""), 1, false);
     // TLCP: the read fails (no close_notify), so the client can tell the answer is cut short.
-    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let c = tlcp_client(d, &[Suite::ECC_SM4_GCM_SM3], false);
     let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
     s.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .unwrap();
@@ -685,7 +685,7 @@ fn per_address_rate_and_header_size_limits() {
     let gw = Gateway::start(&path, 1, true);
     let statuses: Vec<String> = (0..6)
         .map(|_| {
-            let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+            let r = tlcp_get(d, gw.port(), Suite::ECC_SM4_GCM_SM3, false);
             r.lines().next().unwrap_or("").to_string()
         })
         .collect();
@@ -700,7 +700,7 @@ fn per_address_rate_and_header_size_limits() {
 
     // A request head over max_header_bytes (16 KiB by default) is refused, not buffered.
     std::thread::sleep(Duration::from_secs(3));
-    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let c = tlcp_client(d, &[Suite::ECC_SM4_GCM_SM3], false);
     let s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
     let big = format!("X-Big: {}\r\n", "a".repeat(40_000));
     let r = get(s, &big);
@@ -746,7 +746,7 @@ fn an_upgrade_is_relayed_both_ways() {
     let d = dir.path();
     pki(d);
     let gw = Gateway::start(&config(d, &http(upgrading_backend()), ""), 1, true);
-    let c = tlcp_client(d, &[Suite::EccSm4GcmSm3], false);
+    let c = tlcp_client(d, &[Suite::ECC_SM4_GCM_SM3], false);
     let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
     s.write_all(
         b"GET /ws HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n",
@@ -829,7 +829,7 @@ fn an_h2c_upstream_is_spoken_to_in_http2() {
         1,
         false,
     );
-    let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+    let r = tlcp_get(d, gw.port(), Suite::ECC_SM4_GCM_SM3, false);
     assert!(r.starts_with("HTTP/1.1 200"), "{r}");
     assert!(
         r.contains("h2c-backend HTTP/2.0 TLCP ECC_SM4_GCM_SM3"),
@@ -903,7 +903,7 @@ sm2 = {{ p12 = "sm2.p12", password_file = "p12pw" }}
     let path = d.join("p12.toml");
     std::fs::write(&path, &text).unwrap();
     let gw = Gateway::start(&path, 1, false);
-    let r = tlcp_get(d, gw.port(), Suite::EccSm4GcmSm3, false);
+    let r = tlcp_get(d, gw.port(), Suite::ECC_SM4_GCM_SM3, false);
     assert!(
         r.contains("from-p12") && r.contains("x-sm-protocol: TLCP"),
         "{r}"

@@ -82,7 +82,7 @@ impl ClientState {
             offered,
             offered_session,
             step: Step::ServerHello,
-            suite: Suite::EccSm4CbcSm3,
+            suite: Suite::ECC_SM4_CBC_SM3,
             server_random: [0; 32],
             session_id: Vec::new(),
             peer_certs: Vec::new(),

@@ -46,7 +46,7 @@ impl ServerState {
         ServerState {
             config,
             step: Step::ClientHello,
-            suite: Suite::EccSm4CbcSm3,
+            suite: Suite::ECC_SM4_CBC_SM3,
             client_random: [0; 32],
             server_random: [0; 32],
             session_id: Vec::new(),

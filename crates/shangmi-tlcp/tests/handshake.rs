@@ -133,7 +133,11 @@ fn every_suite_with_and_without_client_certificates() {
 fn sessions_resume_by_id() {
     let pki = Pki::new("tlcp test CA");
     let sc = server(&pki, None);
-    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3, Suite::EccSm4CbcSm3]);
+    let cc = client(
+        &pki,
+        None,
+        &[Suite::ECC_SM4_GCM_SM3, Suite::ECC_SM4_CBC_SM3],
+    );
     let (c, _) = connect(&cc, &sc).unwrap();
     assert!(!c.agreed().unwrap().resumed);
     let (mut c, mut s) = connect(&cc, &sc).unwrap();
@@ -147,7 +151,7 @@ fn sessions_resume_by_id() {
 #[test]
 fn sessions_expire_on_both_sides() {
     let pki = Pki::new("tlcp test CA");
-    let suites = [Suite::EccSm4GcmSm3];
+    let suites = [Suite::ECC_SM4_GCM_SM3];
     let short = std::time::Duration::from_millis(300);
     let long_server = server(&pki, None);
     let short_server = Arc::new(
@@ -176,9 +180,11 @@ fn sessions_expire_on_both_sides() {
 fn ecdhe_without_client_certificates_is_not_offered_or_chosen() {
     let pki = Pki::new("tlcp test CA");
     // A client without certificates cannot offer ECDHE at all.
-    assert!(Connection::client(client(&pki, None, &[Suite::EcdheSm4GcmSm3]), "localhost").is_err());
+    assert!(
+        Connection::client(client(&pki, None, &[Suite::ECDHE_SM4_GCM_SM3]), "localhost").is_err()
+    );
     // A server without client CAs does not choose ECDHE.
-    let cc = client(&pki, Some(&pki), &[Suite::EcdheSm4GcmSm3]);
+    let cc = client(&pki, Some(&pki), &[Suite::ECDHE_SM4_GCM_SM3]);
     assert!(matches!(
         connect(&cc, &server(&pki, None)),
         Err(Error::PeerAlert(_) | Error::HandshakeFailure(_))
@@ -190,10 +196,10 @@ fn untrusted_wrong_name_and_wrong_usage_certificates_are_refused() {
     let pki = Pki::new("tlcp test CA");
     let other = Pki::new("another CA");
     let sc = server(&pki, None);
-    let cc = client(&other, None, &[Suite::EccSm4CbcSm3]);
+    let cc = client(&other, None, &[Suite::ECC_SM4_CBC_SM3]);
     assert!(matches!(connect(&cc, &sc), Err(Error::Certificate(_))));
     // Name: the server's certificates say localhost.
-    let cc = client(&pki, None, &[Suite::EccSm4CbcSm3]);
+    let cc = client(&pki, None, &[Suite::ECC_SM4_CBC_SM3]);
     let mut c = Connection::client(cc, "example.com").unwrap();
     let mut s = Connection::server(sc.clone());
     assert!(matches!(pump(&mut c, &mut s), Err(Error::Certificate(_))));
@@ -207,7 +213,7 @@ fn untrusted_wrong_name_and_wrong_usage_certificates_are_refused() {
     // A client pair with a bad encryption certificate is refused by the server.
     let cc = Arc::new(
         ClientConfig::new(vec![pki.ca.clone()])
-            .with_suites(&[Suite::EccSm4GcmSm3])
+            .with_suites(&[Suite::ECC_SM4_GCM_SM3])
             .with_certificates(
                 pki.sign("c"),
                 pki.leaf("c enc", KeyUsages::DigitalSignature),
@@ -215,7 +221,7 @@ fn untrusted_wrong_name_and_wrong_usage_certificates_are_refused() {
     );
     assert!(connect(&cc, &server(&pki, Some(&pki))).is_err());
     // Client certificates from an untrusted CA.
-    let cc = client(&pki, Some(&other), &[Suite::EccSm4GcmSm3]);
+    let cc = client(&pki, Some(&other), &[Suite::ECC_SM4_GCM_SM3]);
     assert!(connect(&cc, &server(&pki, Some(&pki))).is_err());
 }
 
@@ -231,7 +237,7 @@ fn connect_to(cc: &Arc<ClientConfig>, sc: &Arc<ServerConfig>, host: &str) -> Res
 #[test]
 fn names_are_read_from_attributes_and_wildcards_skip_addresses() {
     let pki = Pki::new("tlcp test CA");
-    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3]);
+    let cc = client(&pki, None, &[Suite::ECC_SM4_GCM_SM3]);
     let sign_with = |subject: &str, san: &[&str]| {
         let issue = Issue {
             key_usage: Some(KeyUsage(KeyUsages::DigitalSignature.into())),
@@ -282,7 +288,7 @@ fn extended_key_usage_is_checked_when_present() {
     };
     let enc = KeyUsages::KeyEncipherment;
     let sign = KeyUsages::DigitalSignature;
-    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3]);
+    let cc = client(&pki, None, &[Suite::ECC_SM4_GCM_SM3]);
     // A server whose certificates are for clients only is refused; for servers, accepted.
     let sc = Arc::new(
         ServerConfig::new(with_eku("s", sign, CLIENT), with_eku("e", enc, SERVER)).unwrap(),
@@ -301,13 +307,13 @@ fn extended_key_usage_is_checked_when_present() {
     // And a client whose signing certificate is a server's is refused by the server.
     let cc = Arc::new(
         ClientConfig::new(vec![pki.ca.clone()])
-            .with_suites(&[Suite::EccSm4GcmSm3])
+            .with_suites(&[Suite::ECC_SM4_GCM_SM3])
             .with_certificates(with_eku("c", sign, SERVER), with_eku("ce", enc, CLIENT)),
     );
     assert!(connect(&cc, &sc).is_err());
     let cc = Arc::new(
         ClientConfig::new(vec![pki.ca.clone()])
-            .with_suites(&[Suite::EccSm4GcmSm3])
+            .with_suites(&[Suite::ECC_SM4_GCM_SM3])
             .with_certificates(with_eku("c", sign, CLIENT), with_eku("ce", enc, CLIENT)),
     );
     connect(&cc, &sc).unwrap();
@@ -316,7 +322,7 @@ fn extended_key_usage_is_checked_when_present() {
 #[test]
 fn tampering_ends_the_connection_and_releases_nothing() {
     let pki = Pki::new("tlcp test CA");
-    for suite in [Suite::EccSm4CbcSm3, Suite::EccSm4GcmSm3] {
+    for suite in [Suite::ECC_SM4_CBC_SM3, Suite::ECC_SM4_GCM_SM3] {
         let sc = server(&pki, None);
         let cc = client(&pki, None, &[suite]);
         let (mut c, mut s) = connect(&cc, &sc).unwrap();
@@ -333,7 +339,7 @@ fn tampering_ends_the_connection_and_releases_nothing() {
     }
     // A tampered handshake (the client's Finished): the server fails.
     let sc = server(&pki, None);
-    let cc = client(&pki, None, &[Suite::EccSm4CbcSm3]);
+    let cc = client(&pki, None, &[Suite::ECC_SM4_CBC_SM3]);
     let mut c = Connection::client(cc, "localhost").unwrap();
     let mut s = Connection::server(sc);
     s.read_tls(&c.take_tls()).unwrap();
@@ -364,7 +370,7 @@ fn application_data_before_the_handshake_and_renegotiation_are_refused() {
         Err(Error::ProtocolVersion(0x0303))
     ));
     // Renegotiation after the handshake: a second ClientHello is refused.
-    let cc = client(&pki, None, &[Suite::EccSm4GcmSm3]);
+    let cc = client(&pki, None, &[Suite::ECC_SM4_GCM_SM3]);
     let (_, mut s) = connect(&cc, &sc).unwrap();
     let mut c2 = Connection::client(cc, "localhost").unwrap();
     let hello = c2.take_tls();
@@ -377,7 +383,7 @@ fn application_data_before_the_handshake_and_renegotiation_are_refused() {
 fn garbage_and_truncation_never_panic() {
     let pki = Pki::new("tlcp test CA");
     let sc = server(&pki, None);
-    let cc = client(&pki, None, &[Suite::EccSm4CbcSm3]);
+    let cc = client(&pki, None, &[Suite::ECC_SM4_CBC_SM3]);
     let mut c = Connection::client(cc, "localhost").unwrap();
     let hello = c.take_tls();
     for cut in 0..hello.len() {
@@ -395,7 +401,7 @@ fn blocking_streams_over_tcp() {
     use std::io::{Read, Write};
     let pki = Pki::new("tlcp test CA");
     let sc = server(&pki, Some(&pki));
-    let cc = client(&pki, Some(&pki), &[Suite::EcdheSm4CbcSm3]);
+    let cc = client(&pki, Some(&pki), &[Suite::ECDHE_SM4_CBC_SM3]);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let t = std::thread::spawn(move || {
@@ -412,7 +418,7 @@ fn blocking_streams_over_tcp() {
     let sock = std::net::TcpStream::connect(addr).unwrap();
     let mut c = shangmi_tlcp::Stream::client(cc, "localhost", sock).unwrap();
     let agreed = c.handshake().unwrap();
-    assert_eq!(agreed.suite, Suite::EcdheSm4CbcSm3);
+    assert_eq!(agreed.suite, Suite::ECDHE_SM4_CBC_SM3);
     assert_eq!(agreed.peer_certificates.len(), 2);
     c.write_all(b"abc").unwrap();
     let mut buf = [0u8; 3];
@@ -447,7 +453,7 @@ fn join(recs: &[(u8, Vec<u8>)]) -> Vec<u8> {
 fn a_server_sending_one_certificate_is_refused() {
     let pki = Pki::new("tlcp test CA");
     let mut c =
-        Connection::client(client(&pki, None, &[Suite::EccSm4CbcSm3]), "localhost").unwrap();
+        Connection::client(client(&pki, None, &[Suite::ECC_SM4_CBC_SM3]), "localhost").unwrap();
     let mut s = Connection::server(server(&pki, None));
     s.read_tls(&c.take_tls()).unwrap();
     let mut recs = records(&s.take_tls());
@@ -480,7 +486,7 @@ fn a_server_sending_one_certificate_is_refused() {
 fn an_encrypted_pre_master_secret_failing_c3_is_refused() {
     let pki = Pki::new("tlcp test CA");
     let mut c =
-        Connection::client(client(&pki, None, &[Suite::EccSm4GcmSm3]), "localhost").unwrap();
+        Connection::client(client(&pki, None, &[Suite::ECC_SM4_GCM_SM3]), "localhost").unwrap();
     let mut s = Connection::server(server(&pki, None));
     s.read_tls(&c.take_tls()).unwrap();
     c.read_tls(&s.take_tls()).unwrap();

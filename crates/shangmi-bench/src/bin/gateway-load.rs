@@ -227,7 +227,7 @@ fn run(
             .expect("certificates");
         Arc::new(
             shangmi_tlcp::ClientConfig::new(roots)
-                .with_suites(&[shangmi_tlcp::Suite::EccSm4GcmSm3])
+                .with_suites(&[shangmi_tlcp::Suite::ECC_SM4_GCM_SM3])
                 .without_resumption(),
         )
     });
