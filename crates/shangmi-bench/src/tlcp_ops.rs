@@ -117,12 +117,12 @@ fn handshake(
     *ts += t.elapsed();
     while !out.is_empty() || c.is_handshaking() || s.is_handshaking() {
         let t = Instant::now();
-        s.read_tls(&out).expect("server");
+        s.read_tls_bytes(&out).expect("server");
         let back = s.take_tls();
         *ts += t.elapsed();
         let t = Instant::now();
         if !back.is_empty() {
-            c.read_tls(&back).expect("client");
+            c.read_tls_bytes(&back).expect("client");
         }
         out = c.take_tls();
         *tc += t.elapsed();
@@ -177,7 +177,7 @@ fn record_rate(p: &Pki, suite: Suite, slice: Duration) -> f64 {
     let (mut n, start) = (0u32, Instant::now());
     while start.elapsed() < slice || n < 4 {
         c.send(&data).expect("send");
-        s.read_tls(&c.take_tls()).expect("open");
+        s.read_tls_bytes(&c.take_tls()).expect("open");
         assert_eq!(s.take_plaintext().len(), RECORD);
         n += 1;
     }

@@ -251,7 +251,7 @@ fn handshake(conn: &mut Connection, sock: &mut TcpStream, deadline: Instant) -> 
                 "the peer closed the connection during the handshake",
             ));
         }
-        let r = conn.read_tls(&buf[..n]);
+        let r = conn.read_tls_bytes(&buf[..n]);
         let out = conn.take_tls();
         if !out.is_empty() {
             sock.write_all(&out)?;
@@ -400,7 +400,7 @@ fn relay(
         }
         let (r, data, out, closed) = {
             let mut c = lock(&conn);
-            let r = c.read_tls(&buf[..n]);
+            let r = c.read_tls_bytes(&buf[..n]);
             let data = c.take_plaintext();
             (r, data, c.take_tls(), c.peer_closed())
         };

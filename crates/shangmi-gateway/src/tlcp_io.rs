@@ -65,7 +65,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> TlcpStream<IO> {
                     "the client closed the connection during the handshake",
                 )));
             }
-            let r = self.conn.read_tls(&buf[..n]);
+            let r = self.conn.read_tls_bytes(&buf[..n]);
             // The alert an error queued goes out before the error is returned.
             let out = self.conn.take_tls();
             if !out.is_empty() {
@@ -143,7 +143,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> AsyncRead for TlcpStream<IO> {
                 this.eof = true;
                 continue;
             }
-            let r = this.conn.read_tls(rb.filled());
+            let r = this.conn.read_tls_bytes(rb.filled());
             // Alerts (and close_notify's answer) go out as the socket allows; an error's alert
             // is written before the error is returned when it can be.
             if this.conn.wants_write() {

@@ -258,25 +258,26 @@ fn tlcp_in_a_tls_record(d: &Path, port: u16) -> String {
     assert_eq!(&hello[..3], &[22, 1, 1]);
     hello[1..3].copy_from_slice(&[3, 1]);
     s.write_all(&hello).unwrap();
-    let mut buf = vec![0u8; 32 * 1024];
+    // Driven through a reader and a writer, as a rustls connection is.
     while conn.is_handshaking() {
-        let n = s.read(&mut buf).unwrap();
-        assert!(n > 0, "closed during the handshake");
-        conn.read_tls(&buf[..n]).unwrap();
-        s.write_all(&conn.take_tls()).unwrap();
+        assert!(
+            conn.read_tls(&mut s).unwrap() > 0,
+            "closed during the handshake"
+        );
+        while conn.wants_write() {
+            conn.write_tls(&mut s).unwrap();
+        }
     }
     conn.send(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         .unwrap();
-    s.write_all(&conn.take_tls()).unwrap();
+    while conn.wants_write() {
+        conn.write_tls(&mut s).unwrap();
+    }
     let mut out = Vec::new();
-    while !conn.peer_closed() {
-        let n = s.read(&mut buf).unwrap();
-        if n == 0 {
-            break;
-        }
-        conn.read_tls(&buf[..n]).unwrap();
+    while !conn.peer_closed() && conn.read_tls(&mut s).unwrap() > 0 {
         out.extend(conn.take_plaintext());
     }
+    out.extend(conn.take_plaintext());
     String::from_utf8_lossy(&out).into_owned()
 }
 

@@ -1,6 +1,7 @@
-//! One TLCP connection without I/O: bytes from the peer go in ([`Connection::read_tls`]),
-//! bytes for the peer come out ([`Connection::take_tls`]), and application data crosses only
-//! once the handshake has completed. The handshake itself is in `client.rs` and `server.rs`;
+//! One TLCP connection without I/O: bytes from the peer go in ([`Connection::read_tls`] from
+//! a reader, as rustls takes them, or [`Connection::read_tls_bytes`]), bytes for the peer come
+//! out ([`Connection::write_tls`] to a writer, or [`Connection::take_tls`]), and application
+//! data crosses only once the handshake has completed. The handshake itself is in `client.rs` and `server.rs`;
 //! this is what both share: records, the handshake message stream and its transcript, the
 //! keys, alerts and the end of the connection.
 
@@ -22,6 +23,10 @@ use crate::record::{
 };
 use crate::server::ServerState;
 use crate::suite::{Protection, Suite};
+
+/// What [`Connection::read_tls`] asks of a reader at once: the largest TLCP record (header,
+/// 16 KiB of plaintext and room for the protection).
+const READ_SIZE: usize = 5 + 16 * 1024 + 2048;
 
 pub(crate) enum State {
     Client(Box<ClientState>),
@@ -169,6 +174,17 @@ impl Connection {
         core::mem::take(&mut self.out)
     }
 
+    /// Writes what is waiting for the peer to `wr` with one `write` call, as rustls'
+    /// `write_tls` does: the bytes it took (0 when nothing waits); the rest stays queued.
+    pub fn write_tls(&mut self, wr: &mut dyn std::io::Write) -> std::io::Result<usize> {
+        if self.out.is_empty() {
+            return Ok(0);
+        }
+        let n = wr.write(&self.out)?;
+        self.out.drain(..n.min(self.out.len()));
+        Ok(n)
+    }
+
     /// Whether there is something to send.
     pub fn wants_write(&self) -> bool {
         !self.out.is_empty()
@@ -205,9 +221,29 @@ impl Connection {
         }
     }
 
+    /// Reads from `rd` with one `read` call (at most a whole record's worth) and processes
+    /// every whole record received: the bytes read, 0 at the end of the transport. Unlike
+    /// rustls, the records are processed here (there is no `process_new_packets`); an error
+    /// is [`Connection::read_tls_bytes`]'s, or the reader's as `Error::Io` (`WouldBlock`
+    /// included, which leaves the connection as it was).
+    pub fn read_tls(&mut self, rd: &mut dyn std::io::Read) -> Result<usize, Error> {
+        let mut buf = [0u8; READ_SIZE];
+        let n = loop {
+            match rd.read(&mut buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::Io(e)),
+            }
+        };
+        if n > 0 {
+            self.read_tls_bytes(&buf[..n])?;
+        }
+        Ok(n)
+    }
+
     /// Takes bytes from the peer and processes every whole record in them. An error has
     /// queued its alert (send [`Connection::take_tls`] before closing) and ends the connection.
-    pub fn read_tls(&mut self, data: &[u8]) -> Result<(), Error> {
+    pub fn read_tls_bytes(&mut self, data: &[u8]) -> Result<(), Error> {
         if matches!(self.state, State::Failed) {
             return Err(Error::Closed);
         }

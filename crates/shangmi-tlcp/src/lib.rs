@@ -3,8 +3,9 @@
 //! signing and an encryption certificate on each side, client authentication, resumption by
 //! session ID, renegotiation refused.
 //!
-//! [`Connection`] is the protocol without I/O (bytes in, bytes out); [`Stream`] runs it over a
-//! blocking `Read + Write`. Nothing of the application's data is released before the
+//! [`Connection`] is the protocol without I/O, driven as a rustls connection is
+//! (`read_tls` from a reader, `write_tls` to a writer, or the byte-slice forms
+//! `read_tls_bytes`/`take_tls`); [`Stream`] runs it over a blocking `Read + Write`. Nothing of the application's data is released before the
 //! handshake has completed, and CBC records are checked in constant time (`record.rs`).
 //!
 //! ```no_run

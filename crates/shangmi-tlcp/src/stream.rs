@@ -51,33 +51,34 @@ impl<S: Read + Write> Stream<S> {
         &self.sock
     }
 
+    /// Writes everything queued for the peer, then flushes the transport.
     fn flush_tls(&mut self) -> Result<(), Error> {
-        let out = self.conn.take_tls();
-        if !out.is_empty() {
-            self.sock.write_all(&out)?;
-            self.sock.flush()?;
+        if !self.conn.wants_write() {
+            return Ok(());
         }
+        while self.conn.wants_write() {
+            match self.conn.write_tls(&mut self.sock) {
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero).into()),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        self.sock.flush()?;
         Ok(())
     }
 
     /// Reads once from the transport into the connection; false at EOF.
     fn fill(&mut self) -> Result<bool, Error> {
-        let mut buf = [0u8; 16 * 1024 + 2048 + 5];
-        let n = match self.sock.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(true),
-            Err(e) => return Err(e.into()),
-        };
-        if n == 0 {
-            self.eof = true;
-            return Ok(false);
-        }
-        let r = self.conn.read_tls(&buf[..n]);
+        let r = self.conn.read_tls(&mut self.sock);
         // The alert an error queued goes out before the error is returned.
         let f = self.flush_tls();
-        r?;
+        let n = r?;
         f?;
-        Ok(true)
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(n > 0)
     }
 
     /// Runs the handshake to completion: what was agreed.

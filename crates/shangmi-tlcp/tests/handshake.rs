@@ -74,10 +74,10 @@ fn pump(c: &mut Connection, s: &mut Connection) -> Result<(), Error> {
             return Ok(());
         }
         if !a.is_empty() {
-            s.read_tls(&a)?;
+            s.read_tls_bytes(&a)?;
         }
         if !b.is_empty() {
-            c.read_tls(&b)?;
+            c.read_tls_bytes(&b)?;
         }
     }
     Ok(())
@@ -126,6 +126,82 @@ fn every_suite_with_and_without_client_certificates() {
             pump(&mut c, &mut s).unwrap();
             assert!(s.peer_closed());
         }
+    }
+}
+
+/// A transport that takes at most `step` bytes a call each way, and reports WouldBlock when
+/// it has nothing to give: what a nonblocking socket does to a reader and a writer.
+struct Trickle {
+    inbox: std::collections::VecDeque<u8>,
+    sent: Vec<u8>,
+    step: usize,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.inbox.is_empty() {
+            return Err(std::io::ErrorKind::WouldBlock.into());
+        }
+        let n = buf.len().min(self.step).min(self.inbox.len());
+        for b in &mut buf[..n] {
+            *b = self.inbox.pop_front().unwrap();
+        }
+        Ok(n)
+    }
+}
+
+impl std::io::Write for Trickle {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.step);
+        self.sent.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Moves what `from` has to send into `to` through `wire`: written and read back in pieces.
+fn trickle(from: &mut Connection, to: &mut Connection, wire: &mut Trickle) -> Result<bool, Error> {
+    let mut moved = false;
+    while from.wants_write() {
+        assert!(from.write_tls(wire).unwrap() <= wire.step);
+    }
+    wire.inbox.extend(wire.sent.drain(..));
+    loop {
+        match to.read_tls(wire) {
+            Ok(n) => moved |= n > 0,
+            Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(moved),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[test]
+fn connections_are_driven_through_readers_and_writers_in_pieces() {
+    let pki = Pki::new("tlcp test CA");
+    let sc = server(&pki, Some(&pki));
+    for suite in Suite::ALL {
+        let cc = client(&pki, Some(&pki), &[suite]);
+        let mut c = Connection::client(cc, "localhost").unwrap();
+        let mut s = Connection::server(sc.clone());
+        let mut wire = Trickle {
+            inbox: Default::default(),
+            sent: Vec::new(),
+            step: 7,
+        };
+        while c.is_handshaking() || s.is_handshaking() {
+            let a = trickle(&mut c, &mut s, &mut wire).unwrap();
+            let b = trickle(&mut s, &mut c, &mut wire).unwrap();
+            assert!(a || b, "{suite}: the handshake stalled");
+        }
+        assert_eq!(c.agreed().unwrap().suite, suite);
+        let big = vec![0xa5; 40_000];
+        c.send(&big).unwrap();
+        wire.step = 1000;
+        trickle(&mut c, &mut s, &mut wire).unwrap();
+        assert_eq!(s.take_plaintext(), big, "{suite}");
     }
 }
 
@@ -330,7 +406,7 @@ fn tampering_ends_the_connection_and_releases_nothing() {
         let mut rec = c.take_tls();
         let n = rec.len();
         rec[n - 3] ^= 1;
-        assert!(matches!(s.read_tls(&rec), Err(Error::BadRecordMac)));
+        assert!(matches!(s.read_tls_bytes(&rec), Err(Error::BadRecordMac)));
         assert!(s.take_plaintext().is_empty());
         // The alert went out: bad_record_mac (20), fatal.
         let alert = s.take_tls();
@@ -342,12 +418,12 @@ fn tampering_ends_the_connection_and_releases_nothing() {
     let cc = client(&pki, None, &[Suite::ECC_SM4_CBC_SM3]);
     let mut c = Connection::client(cc, "localhost").unwrap();
     let mut s = Connection::server(sc);
-    s.read_tls(&c.take_tls()).unwrap();
-    c.read_tls(&s.take_tls()).unwrap();
+    s.read_tls_bytes(&c.take_tls()).unwrap();
+    c.read_tls_bytes(&s.take_tls()).unwrap();
     let mut flight = c.take_tls();
     let n = flight.len();
     flight[n - 1] ^= 1;
-    assert!(s.read_tls(&flight).is_err());
+    assert!(s.read_tls_bytes(&flight).is_err());
     assert!(s.agreed().is_none());
 }
 
@@ -357,7 +433,7 @@ fn application_data_before_the_handshake_and_renegotiation_are_refused() {
     let sc = server(&pki, None);
     let mut s = Connection::server(sc.clone());
     // An application-data record first.
-    assert!(s.read_tls(&[23, 1, 1, 0, 3, 1, 2, 3]).is_err());
+    assert!(s.read_tls_bytes(&[23, 1, 1, 0, 3, 1, 2, 3]).is_err());
     assert!(s.take_plaintext().is_empty());
     // A wrong version in a ClientHello body.
     let mut s = Connection::server(sc.clone());
@@ -366,7 +442,7 @@ fn application_data_before_the_handshake_and_renegotiation_are_refused() {
     h.extend_from_slice(&[0; 32]);
     h.extend_from_slice(&[0, 0, 2, 0xe0, 0x13, 1, 0]);
     assert!(matches!(
-        s.read_tls(&h),
+        s.read_tls_bytes(&h),
         Err(Error::ProtocolVersion(0x0303))
     ));
     // Renegotiation after the handshake: a second ClientHello is refused.
@@ -376,7 +452,7 @@ fn application_data_before_the_handshake_and_renegotiation_are_refused() {
     let hello = c2.take_tls();
     // Not encrypted under the session's keys, so it fails the record check first; either way
     // the connection ends with an error.
-    assert!(s.read_tls(&hello).is_err());
+    assert!(s.read_tls_bytes(&hello).is_err());
 }
 
 #[test]
@@ -388,11 +464,11 @@ fn garbage_and_truncation_never_panic() {
     let hello = c.take_tls();
     for cut in 0..hello.len() {
         let mut s = Connection::server(sc.clone());
-        let _ = s.read_tls(&hello[..cut]);
+        let _ = s.read_tls_bytes(&hello[..cut]);
         let mut flipped = hello.clone();
         flipped[cut] ^= 0xff;
         let mut s = Connection::server(sc.clone());
-        let _ = s.read_tls(&flipped);
+        let _ = s.read_tls_bytes(&flipped);
     }
 }
 
@@ -455,7 +531,7 @@ fn a_server_sending_one_certificate_is_refused() {
     let mut c =
         Connection::client(client(&pki, None, &[Suite::ECC_SM4_CBC_SM3]), "localhost").unwrap();
     let mut s = Connection::server(server(&pki, None));
-    s.read_tls(&c.take_tls()).unwrap();
+    s.read_tls_bytes(&c.take_tls()).unwrap();
     let mut recs = records(&s.take_tls());
     // The Certificate message (its own record here): keep only the signing certificate.
     let (_, cert_msg) = recs
@@ -475,7 +551,7 @@ fn a_server_sending_one_certificate_is_refused() {
     msg.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
     msg.extend_from_slice(&body);
     *cert_msg = msg;
-    match c.read_tls(&join(&recs)) {
+    match c.read_tls_bytes(&join(&recs)) {
         Err(Error::Certificate(why)) => assert!(why.contains("two"), "{why}"),
         other => panic!("expected a certificate error, got {other:?}"),
     }
@@ -488,8 +564,8 @@ fn an_encrypted_pre_master_secret_failing_c3_is_refused() {
     let mut c =
         Connection::client(client(&pki, None, &[Suite::ECC_SM4_GCM_SM3]), "localhost").unwrap();
     let mut s = Connection::server(server(&pki, None));
-    s.read_tls(&c.take_tls()).unwrap();
-    c.read_tls(&s.take_tls()).unwrap();
+    s.read_tls_bytes(&c.take_tls()).unwrap();
+    c.read_tls_bytes(&s.take_tls()).unwrap();
     let mut recs = records(&c.take_tls());
     // ClientKeyExchange: 16, length, then the SM2 ciphertext (DER) with a 2-byte length; flip
     // a byte of its tail (C2 or C3), which SM2 decryption's check refuses.
@@ -501,7 +577,7 @@ fn an_encrypted_pre_master_secret_failing_c3_is_refused() {
     cke[n - 5] ^= 1;
     // The server goes on with a random secret, so the failure comes at the client's
     // Finished (as with any wrong key), not with an alert that names the check.
-    let r = s.read_tls(&join(&recs));
+    let r = s.read_tls_bytes(&join(&recs));
     assert!(
         matches!(r, Err(Error::BadRecordMac | Error::DecryptError(_))),
         "{r:?}"
