@@ -23,7 +23,7 @@ fn hex_digits(text: &[u8]) -> Zeroizing<Vec<u8>> {
 
 /// Decodes hex text without branching on its digits (it may be a private key): the
 /// library's reader for secrets.
-pub use shangmi::hex::decode_secret as hex_secret;
+use shangmi::hex::decode_secret;
 
 /// Whether `data` is hex text (public data: a quick look, not constant time).
 pub fn looks_hex(data: &[u8]) -> bool {
@@ -76,8 +76,8 @@ impl SigForm {
         match self {
             SigForm::Der => Signature::from_der(data).ok(),
             SigForm::Raw => raw(data),
-            SigForm::Hex => raw(&hex_secret(data)?),
-            SigForm::DerHex => Signature::from_der(&hex_secret(data)?).ok(),
+            SigForm::Hex => raw(&decode_secret(data)?),
+            SigForm::DerHex => Signature::from_der(&decode_secret(data)?).ok(),
         }
     }
 
@@ -157,7 +157,7 @@ impl CipherText {
     /// The library's bytes from a file's contents, or why they cannot be.
     pub fn decode(self, data: &[u8]) -> Result<Vec<u8>, &'static str> {
         let mut ct = if self.hex {
-            hex_secret(data)
+            decode_secret(data)
                 .ok_or("--hex: the input is not hex digits")?
                 .to_vec()
         } else {
@@ -218,11 +218,14 @@ mod tests {
 
     #[test]
     fn hex_secret_takes_whitespace_and_both_cases() {
-        assert_eq!(hex_secret(b"0aFf\n").unwrap().as_slice(), &[0x0a, 0xff]);
-        assert_eq!(hex_secret(b" 0a\r\nff ").unwrap().as_slice(), &[0x0a, 0xff]);
-        assert!(hex_secret(b"0g").is_none());
-        assert!(hex_secret(b"abc").is_none());
-        assert!(hex_secret(b"").is_none());
+        assert_eq!(decode_secret(b"0aFf\n").unwrap().as_slice(), &[0x0a, 0xff]);
+        assert_eq!(
+            decode_secret(b" 0a\r\nff ").unwrap().as_slice(),
+            &[0x0a, 0xff]
+        );
+        assert!(decode_secret(b"0g").is_none());
+        assert!(decode_secret(b"abc").is_none());
+        assert!(decode_secret(b"").is_none());
     }
 
     #[test]

@@ -10,7 +10,8 @@ use clap::ValueEnum;
 use shangmi::sm2::{self, Format, KeyFileError, Signature, SigningKey, VerifyingKey};
 use zeroize::Zeroizing;
 
-use crate::sm2_forms::{SigForm, hex_line, hex_line_secret, hex_secret, looks_hex};
+use crate::sm2_forms::{SigForm, hex_line, hex_line_secret, looks_hex};
+use shangmi::hex::decode_secret;
 
 /// What the bytes of one file (or PEM block) can be, one line each.
 fn describe_bytes(b: &[u8], out: &mut Vec<String>) {
@@ -144,7 +145,7 @@ pub fn describe(data: &[u8]) -> Vec<String> {
         return out;
     }
     if looks_hex(data) {
-        let bytes = hex_secret(data).expect("checked hex");
+        let bytes = decode_secret(data).expect("checked hex");
         out.push(format!("hex text, {} digits, of:", bytes.len() * 2));
         let mut lines = Vec::new();
         describe_bytes(&bytes, &mut lines);
