@@ -10,7 +10,8 @@ use shangmi::sm4::modes::{ccm::Sm4Ccm, gcm::Sm4Gcm};
 use shangmi::sm4::{Direction, Mode, Sm4};
 use zeroize::Zeroizing;
 
-use crate::{Data, InvalidTag, Shared, array, bytes_from, data, run};
+use crate::error::{Error, OrRaise};
+use crate::{Data, Shared, array, bytes_from, data, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Gcm>()?;
@@ -23,18 +24,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Cmac>()?;
     m.add_function(wrap_pyfunction!(cmac_sm4, m)?)?;
     Ok(())
-}
-
-fn value_error(e: ModeError) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
-/// For the AEADs: a failed check is `InvalidTag`, anything else malformed input.
-fn aead_error(e: ModeError) -> PyErr {
-    match e {
-        ModeError::Decrypt => InvalidTag::new_err("SM4 authentication tag mismatch"),
-        e => value_error(e),
-    }
 }
 
 fn key16(key: &Bound<'_, PyAny>) -> PyResult<Zeroizing<[u8; 16]>> {
@@ -64,7 +53,7 @@ impl Gcm {
     fn new(key: &Bound<'_, PyAny>, tag_length: usize) -> PyResult<Self> {
         let k = key16(key)?;
         Ok(Gcm {
-            inner: Sm4Gcm::with_tag_len(&k, tag_length).map_err(value_error)?,
+            inner: Sm4Gcm::with_tag_len(&k, tag_length).or_raise()?,
         })
     }
 
@@ -89,9 +78,9 @@ impl Gcm {
         bytes_from(py, &d, d.len() + t, |buf| {
             let (body, tag) = buf.split_at_mut(d.len());
             tag.copy_from_slice(&inner.encrypt_in_place_detached(&n, &a, body)?[..t]);
-            Ok(())
+            Ok::<(), ModeError>(())
         })?
-        .map_err(aead_error)
+        .or_raise()
     }
 
     #[pyo3(signature = (nonce, data, associated_data=None))]
@@ -108,12 +97,12 @@ impl Gcm {
         let body = d
             .len()
             .checked_sub(self.inner.tag_len())
-            .ok_or_else(|| InvalidTag::new_err("SM4-GCM input shorter than its tag"))?;
+            .ok_or_else(|| PyErr::from(Error::Tag("SM4-GCM input shorter than its tag")))?;
         let inner = &self.inner;
         bytes_from(py, &d, body, |buf| {
             inner.decrypt_in_place_detached(&n, &a, buf, &d[body..])
         })?
-        .map_err(aead_error)
+        .or_raise()
     }
 
     /// A streaming encryptor: `update(data)` returns ciphertext as it goes, `finalize()`
@@ -126,7 +115,7 @@ impl Gcm {
     ) -> PyResult<GcmEncryptor> {
         let n = nonce;
         let a = associated_data.unwrap_or_default();
-        let stream = gcm::GcmStream::new(self.inner.clone(), &n, &a).map_err(aead_error)?;
+        let stream = gcm::GcmStream::new(self.inner.clone(), &n, &a).or_raise()?;
         Ok(GcmEncryptor {
             state: Shared::new(GcmEncState {
                 stream: Some(stream),
@@ -179,10 +168,6 @@ pub(crate) struct GcmEncryptor {
     state: Shared<GcmEncState>,
 }
 
-fn finalized(what: &str) -> PyErr {
-    PyValueError::new_err(format!("the {what} is finalized"))
-}
-
 #[pymethods]
 impl GcmEncryptor {
     fn update<'py>(&self, py: Python<'py>, data: Data<'_>) -> PyResult<Bound<'py, PyBytes>> {
@@ -194,14 +179,20 @@ impl GcmEncryptor {
                 None => Err(None),
             })
         })?
-        .map_err(|e| e.map_or_else(|| finalized("encryptor"), aead_error))
+        .map_err(|e| {
+            e.map_or_else(|| Error::finalized("encryptor"), Error::from)
+                .into()
+        })
     }
 
     /// Ends the message; the tag is then in `.tag`. Returns `b""` (the ciphertext has all
     /// been returned by `update`).
     fn finalize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         self.state.with(|st| {
-            let s = st.stream.take().ok_or_else(|| finalized("encryptor"))?;
+            let s = st
+                .stream
+                .take()
+                .ok_or_else(|| PyErr::from(Error::finalized("encryptor")))?;
             let n = s.tag_len();
             st.tag = Some(s.finish()[..n].to_vec());
             Ok(PyBytes::new(py, b""))
@@ -241,7 +232,7 @@ impl GcmDecryptor {
         let d = data;
         self.state.with(|st| {
             if st.done {
-                return Err(finalized("decryptor"));
+                return Err(Error::finalized("decryptor").into());
             }
             st.sealed.extend_from_slice(&d);
             Ok(PyBytes::new(py, b""))
@@ -252,7 +243,7 @@ impl GcmDecryptor {
     fn finalize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let sealed = self.state.with(|st| {
             if st.done {
-                return Err(finalized("decryptor"));
+                return Err(PyErr::from(Error::finalized("decryptor")));
             }
             st.done = true;
             Ok(core::mem::take(&mut st.sealed))
@@ -261,7 +252,7 @@ impl GcmDecryptor {
         bytes_from(py, &sealed, sealed.len(), |buf| {
             gcm.decrypt_in_place_detached(nonce, aad, buf, tag)
         })?
-        .map_err(aead_error)
+        .or_raise()
     }
 }
 
@@ -294,7 +285,7 @@ impl Ccm {
         let by_nonce = (7..=13)
             .map(|n| Sm4Ccm::with_cipher(cipher.clone(), n, tag_length))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(value_error)?;
+            .or_raise()?;
         Ok(Ccm {
             by_nonce,
             tag_len: tag_length,
@@ -322,9 +313,9 @@ impl Ccm {
         bytes_from(py, &d, d.len() + t, |buf| {
             let (body, tag) = buf.split_at_mut(d.len());
             tag.copy_from_slice(&ccm.encrypt_in_place_detached(&n, &a, body)?);
-            Ok(())
+            Ok::<(), ModeError>(())
         })?
-        .map_err(aead_error)
+        .or_raise()
     }
 
     #[pyo3(signature = (nonce, data, associated_data=None))]
@@ -341,12 +332,12 @@ impl Ccm {
         let body = d
             .len()
             .checked_sub(self.tag_len)
-            .ok_or_else(|| InvalidTag::new_err("SM4-CCM input shorter than its tag"))?;
+            .ok_or_else(|| PyErr::from(Error::Tag("SM4-CCM input shorter than its tag")))?;
         let ccm = self.for_nonce(n.len())?;
         bytes_from(py, &d, body, |buf| {
             ccm.decrypt_in_place_detached(&n, &a, buf, &d[body..])
         })?
-        .map_err(aead_error)
+        .or_raise()
     }
 }
 
@@ -408,13 +399,13 @@ impl Cipher {
         let d = data;
         let (c, n) = (&self.inner, d.len());
         if !padding {
-            return bytes_from(py, &d, n, |buf| ecb::encrypt(c, buf))?.map_err(value_error);
+            return bytes_from(py, &d, n, |buf| ecb::encrypt(c, buf))?.or_raise();
         }
         let len = padded_len(n)?;
         bytes_from(py, &d, len, |buf| {
             ecb::encrypt_padded_in_place(c, buf, n).map(drop)
         })?
-        .map_err(value_error)
+        .or_raise()
     }
 
     #[pyo3(signature = (data, padding=false))]
@@ -427,7 +418,7 @@ impl Cipher {
         let d = data;
         let c = &self.inner;
         if !padding {
-            return bytes_from(py, &d, d.len(), |buf| ecb::decrypt(c, buf))?.map_err(value_error);
+            return bytes_from(py, &d, d.len(), |buf| ecb::decrypt(c, buf))?.or_raise();
         }
         let (last, kept) = last_block(&d, |b| c.decrypt_block(b))?;
         let full = d.len() - 16;
@@ -435,7 +426,7 @@ impl Cipher {
             buf[full..].copy_from_slice(&last[..kept]);
             ecb::decrypt(c, &mut buf[..full])
         })?
-        .map_err(value_error)
+        .or_raise()
     }
 
     /// CBC; PKCS#7 padding unless `padding=False` (then whole blocks only).
@@ -454,13 +445,13 @@ impl Cipher {
             return bytes_from(py, &d, n, |buf| {
                 cbc::Encryptor::new(c, &iv).encrypt_blocks(buf)
             })?
-            .map_err(value_error);
+            .or_raise();
         }
         let len = padded_len(n)?;
         bytes_from(py, &d, len, |buf| {
             cbc::encrypt_padded_in_place(c, &iv, buf, n).map(drop)
         })?
-        .map_err(value_error)
+        .or_raise()
     }
 
     /// CBC decryption; with padding (the default) the last block is decrypted first, its
@@ -480,7 +471,7 @@ impl Cipher {
             return bytes_from(py, &d, d.len(), |buf| {
                 cbc::Decryptor::new(c, &iv).decrypt_blocks(buf)
             })?
-            .map_err(value_error);
+            .or_raise();
         }
         let (last, kept) = last_block(&d, |b| {
             let prev: [u8; 16] = if d.len() > 16 {
@@ -498,7 +489,7 @@ impl Cipher {
             buf[full..].copy_from_slice(&last[..kept]);
             cbc::Decryptor::new(c, &iv).decrypt_blocks(&mut buf[..full])
         })?
-        .map_err(value_error)
+        .or_raise()
     }
 
     /// CFB-128, any length.
@@ -543,7 +534,7 @@ impl Cipher {
         let iv = iv16(iv)?;
         let d = data;
         let c = &self.inner;
-        bytes_from(py, &d, d.len(), |buf| ctr::apply_keystream(c, &iv, buf))?.map_err(value_error)
+        bytes_from(py, &d, d.len(), |buf| ctr::apply_keystream(c, &iv, buf))?.or_raise()
     }
 
     /// A streaming encryptor for `mode` ("ecb", "cbc", "cfb", "ofb" or "ctr"):
@@ -588,7 +579,7 @@ impl Cipher {
             f(c, &iv, buf);
             Ok::<(), ModeError>(())
         })?
-        .map_err(value_error)
+        .or_raise()
     }
 }
 
@@ -599,25 +590,18 @@ fn last_block(
     decrypt: impl FnOnce(&mut [u8; 16]),
 ) -> PyResult<(Zeroizing<[u8; 16]>, usize)> {
     if d.is_empty() || !d.len().is_multiple_of(16) {
-        return Err(value_error(ModeError::InvalidLength));
+        return Err(Error::from(ModeError::InvalidLength).into());
     }
     let mut last = Zeroizing::new([0u8; 16]);
     last.copy_from_slice(&d[d.len() - 16..]);
     decrypt(&mut last);
-    let pad = modes::padding::unpad_len(&last).map_err(padding_error)?;
+    let pad = modes::padding::unpad_len(&last).map_err(Error::padding)?;
     Ok((last, 16 - pad))
 }
 
 /// The length of `n` bytes once padded.
 fn padded_len(n: usize) -> PyResult<usize> {
-    modes::padding::padded_len(n).ok_or_else(|| value_error(ModeError::InvalidLength))
-}
-
-fn padding_error(e: ModeError) -> PyErr {
-    match e {
-        ModeError::Decrypt => PyValueError::new_err("invalid PKCS#7 padding"),
-        e => value_error(e),
-    }
+    modes::padding::padded_len(n).ok_or_else(|| Error::from(ModeError::InvalidLength).into())
 }
 
 /// Streaming raw-mode SM4 (from `SM4.encryptor` / `SM4.decryptor`): the library's owning
@@ -669,16 +653,6 @@ impl Stream {
     }
 }
 
-fn stream_error(e: ModeError) -> PyErr {
-    match e {
-        ModeError::Finished => finalized("stream"),
-        ModeError::InvalidLength => {
-            PyValueError::new_err("the data is not a whole number of 16-byte blocks")
-        }
-        e => padding_error(e),
-    }
-}
-
 #[pymethods]
 impl Stream {
     fn update<'py>(&self, py: Python<'py>, data: Data<'_>) -> PyResult<Bound<'py, PyBytes>> {
@@ -694,7 +668,7 @@ impl Stream {
                 Ok(out)
             })
         })
-        .map_err(stream_error)?;
+        .map_err(Error::stream)?;
         Ok(PyBytes::new(py, &out))
     }
 
@@ -707,7 +681,7 @@ impl Stream {
                 out.truncate(n);
                 Ok(out)
             })
-            .map_err(stream_error)?;
+            .map_err(Error::stream)?;
         Ok(PyBytes::new(py, &out))
     }
 }
@@ -732,7 +706,7 @@ impl Xts {
         };
         let k = Zeroizing::new(array::<32>(key, "key")?);
         Ok(Xts {
-            inner: xts::Xts::new(&k, v).map_err(value_error)?,
+            inner: xts::Xts::new(&k, v).or_raise()?,
         })
     }
 
@@ -745,7 +719,7 @@ impl Xts {
         let t = array::<16>(tweak, "tweak")?;
         let d = data;
         let x = &self.inner;
-        bytes_from(py, &d, d.len(), |buf| x.encrypt(&t, buf))?.map_err(value_error)
+        bytes_from(py, &d, d.len(), |buf| x.encrypt(&t, buf))?.or_raise()
     }
 
     fn decrypt<'py>(
@@ -757,7 +731,7 @@ impl Xts {
         let t = array::<16>(tweak, "tweak")?;
         let d = data;
         let x = &self.inner;
-        bytes_from(py, &d, d.len(), |buf| x.decrypt(&t, buf))?.map_err(value_error)
+        bytes_from(py, &d, d.len(), |buf| x.decrypt(&t, buf))?.or_raise()
     }
 }
 
@@ -800,8 +774,8 @@ impl Cmac {
             .with(|m| m.clone())
             .verify_truncated(&t, tag_length);
         r.map_err(|e| match e {
-            ModeError::Decrypt => InvalidTag::new_err("SM4-CMAC mismatch"),
-            e => value_error(e),
+            ModeError::Decrypt => Error::Tag("SM4-CMAC mismatch").into(),
+            e => Error::from(e).into(),
         })
     }
 

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use shangmi::sm3;
 
+use crate::error::OrRaise;
 use crate::{Data, Shared, data, hex, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -168,16 +169,15 @@ fn pbkdf2_hmac_sm3<'py>(
     // Written into the bytes object directly: a huge dklen is Python's MemoryError (or the
     // KDF's length error), never an aborting allocation here.
     let len = dklen.unwrap_or(sm3::DIGEST_SIZE);
-    let err = |e: sm3::Pbkdf2Error| PyValueError::new_err(e.to_string());
     if len < crate::RELEASE_GIL_AT {
         // Short output, any number of iterations: always worth releasing the GIL.
         let mut out = zeroize::Zeroizing::new(vec![0u8; len]);
         let buf = &mut out[..];
         py.detach(|| sm3::pbkdf2(&p, &s, iterations, buf))
-            .map_err(err)?;
+            .or_raise()?;
         return Ok(PyBytes::new(py, &out));
     }
-    crate::bytes_from(py, &[], len, |buf| sm3::pbkdf2(&p, &s, iterations, buf))?.map_err(err)
+    crate::bytes_from(py, &[], len, |buf| sm3::pbkdf2(&p, &s, iterations, buf))?.or_raise()
 }
 
 /// The SM2 key-derivation function (GB/T 32918.4 KDF over SM3): `length` bytes from `z`.

@@ -13,6 +13,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyInt, PyString};
 
 mod bench;
 mod cipher;
+mod error;
 mod hash;
 mod pki;
 mod sm2;

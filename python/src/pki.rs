@@ -8,10 +8,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shangmi_pki::cms::{CmsSigner, Flavor};
-use shangmi_pki::{Cert, Error, Verifier};
+use shangmi_pki::{Cert, Verifier};
 
+use crate::error::OrRaise;
 use crate::sm2::PrivateKey;
-use crate::{Data, DecryptionError, InvalidSignature, Owned};
+use crate::{Data, InvalidSignature, Owned};
 
 pyo3::create_exception!(
     shangmi,
@@ -37,20 +38,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-fn py_err(e: Error) -> PyErr {
-    match e {
-        Error::Chain { .. } => ChainError::new_err(e.to_string()),
-        Error::BadSignature(_) => InvalidSignature::new_err(e.to_string()),
-        Error::Decryption(_) => DecryptionError::new_err(e.to_string()),
-        e => PyValueError::new_err(e.to_string()),
-    }
-}
-
 /// Every certificate in each of `files` (PEM with several, or DER).
 fn certs(files: Vec<Owned>) -> PyResult<Vec<Cert>> {
     let mut out = Vec::new();
     for f in files {
-        out.extend(shangmi_pki::certificates(&f.0).map_err(py_err)?);
+        out.extend(shangmi_pki::certificates(&f.0).or_raise()?);
     }
     Ok(out)
 }
@@ -76,7 +68,7 @@ fn verify_certificate(
     // The certificate and the intermediates keep their bytes: signatures are checked over
     // what their issuers signed.
     let leaf = shangmi_pki::certificates(&certificate)
-        .map_err(py_err)?
+        .or_raise()?
         .swap_remove(0);
     let mut v = Verifier::new(certs(anchors)?);
     if let Some(id) = sm2_id {
@@ -86,10 +78,10 @@ fn verify_certificate(
         v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
     }
     for l in crls {
-        v = v.with_encoded_crls(&l.0).map_err(py_err)?;
+        v = v.with_encoded_crls(&l.0).or_raise()?;
     }
     let others = certs(untrusted)?;
-    let path = py.detach(|| v.verify(&leaf, &others)).map_err(py_err)?;
+    let path = py.detach(|| v.verify(&leaf, &others)).or_raise()?;
     Ok(path.len())
 }
 
@@ -127,7 +119,7 @@ fn cms_sign<'py>(
                 shangmi_pki::cms::sign(&data, &s, &extra, detached, flavor(gm))
             }
         })
-        .map_err(py_err)?;
+        .or_raise()?;
     Ok(PyBytes::new(py, &out))
 }
 
@@ -166,7 +158,7 @@ fn cms_verify<'py>(
                 shangmi_pki::cms::verify(&message, content.as_deref(), &v)
             }
         })
-        .map_err(py_err)?;
+        .or_raise()?;
     Ok(PyBytes::new(py, &got.content))
 }
 
@@ -214,7 +206,7 @@ fn cms_encrypt<'py>(
     };
     let out = py
         .detach(|| shangmi_pki::envelope::encrypt_with(&data, &to, &how))
-        .map_err(py_err)?;
+        .or_raise()?;
     Ok(PyBytes::new(py, &out))
 }
 
@@ -231,11 +223,11 @@ fn cms_decrypt<'py>(
     let cert = certificate
         .map(|c| shangmi_pki::certificates(&c).map(|mut v| v.remove(0)))
         .transpose()
-        .map_err(py_err)?;
+        .or_raise()?;
     let k = key.inner.clone();
     let out = py
         .detach(|| shangmi_pki::envelope::decrypt(&message, &k, cert.as_deref()))
-        .map_err(py_err)?;
+        .or_raise()?;
     Ok(PyBytes::new(py, &out))
 }
 
@@ -245,7 +237,7 @@ fn signer_pairs(
 ) -> PyResult<Vec<(Cert, shangmi::sm2::SigningKey)>> {
     let mut pairs = Vec::new();
     for (c, k) in signers {
-        let cert = shangmi_pki::certificates(&c.0).map_err(py_err)?.remove(0);
+        let cert = shangmi_pki::certificates(&c.0).or_raise()?.remove(0);
         pairs.push((cert, k.get().inner.clone()));
     }
     Ok(pairs)
@@ -272,7 +264,7 @@ fn cms_sign_and_encrypt<'py>(
                 .collect();
             shangmi_pki::signed_envelope::sign_and_encrypt(&data, &s, &to, flavor(gm))
         })
-        .map_err(py_err)?;
+        .or_raise()?;
     Ok(PyBytes::new(py, &out))
 }
 
@@ -301,7 +293,7 @@ fn cms_decrypt_and_verify<'py>(
     let k = key.inner.clone();
     let got = py
         .detach(|| shangmi_pki::signed_envelope::decrypt_and_verify(&message, &k, &v))
-        .map_err(py_err)?;
+        .or_raise()?;
     Ok(PyBytes::new(py, &got.content))
 }
 
@@ -313,7 +305,7 @@ fn cfca_open_sm2_file<'py>(
     data: Data<'_>,
     password: Data<'_>,
 ) -> PyResult<(PrivateKey, Bound<'py, PyBytes>)> {
-    let (key, cert) = shangmi_pki::cfca::open_sm2_file(&data, &password).map_err(py_err)?;
+    let (key, cert) = shangmi_pki::cfca::open_sm2_file(&data, &password).or_raise()?;
     let der = der::Encode::to_der(&cert).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok((PrivateKey { inner: key }, PyBytes::new(py, &der)))
 }
@@ -327,9 +319,9 @@ fn cfca_sm2_file<'py>(
     password: Data<'_>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let cert = shangmi_pki::certificates(&certificate)
-        .map_err(py_err)?
+        .or_raise()?
         .remove(0);
-    let out = shangmi_pki::cfca::sm2_file(&key.inner, &cert, &password).map_err(py_err)?;
+    let out = shangmi_pki::cfca::sm2_file(&key.inner, &cert, &password).or_raise()?;
     Ok(PyBytes::new(py, &out))
 }
 
@@ -349,7 +341,7 @@ fn pkcs12_load<'py>(
     let (data, password) = (data.to_vec(), zeroize::Zeroizing::new(password.to_vec()));
     let p = py
         .detach(|| shangmi_pki::pkcs12::read(&data, &password))
-        .map_err(py_err)?;
+        .or_raise()?;
     let keys = p
         .keys
         .into_iter()
@@ -379,13 +371,13 @@ fn pkcs12_dump<'py>(
     compat: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let leaf = shangmi_pki::certificate_ders(&certificate)
-        .map_err(py_err)?
+        .or_raise()?
         .into_iter()
         .next()
         .ok_or_else(|| PyValueError::new_err("no certificate"))?;
     let mut extra = Vec::new();
     for c in chain {
-        extra.extend(shangmi_pki::certificate_ders(&c.0).map_err(py_err)?);
+        extra.extend(shangmi_pki::certificate_ders(&c.0).or_raise()?);
     }
     let params = if compat {
         shangmi_pki::pkcs12::Pkcs12Params::international()
@@ -406,6 +398,6 @@ fn pkcs12_dump<'py>(
                 params,
             )
         })
-        .map_err(py_err)?;
+        .or_raise()?;
     Ok(PyBytes::new(py, &out))
 }

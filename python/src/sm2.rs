@@ -6,11 +6,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use shangmi::sm2::{
-    self, Agreement, EphemeralSecret, Exchange, Format, KeyFileError, Role, Signature, SigningKey,
-    VerifyingKey,
+    self, Agreement, EphemeralSecret, Exchange, Format, Role, Signature, SigningKey, VerifyingKey,
 };
 use zeroize::Zeroizing;
 
+use crate::error::{Error, OrRaise};
 use crate::{Data, DecryptionError, InvalidSignature, array, data, hex, run};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -22,14 +22,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_ciphertext, m)?)?;
     m.add("DEFAULT_ID", PyBytes::new(m.py(), sm2::DEFAULT_ID))?;
     Ok(())
-}
-
-fn err(e: sm2::Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
-fn key_err(e: KeyFileError) -> PyErr {
-    PyValueError::new_err(e.to_string())
 }
 
 /// PEM arrives as str or bytes.
@@ -73,13 +65,6 @@ fn decode_sig(bytes: &[u8], encoding: &str) -> PyResult<Signature> {
     sig.map_err(|_| InvalidSignature::new_err("malformed SM2 signature"))
 }
 
-fn verify_err(e: sm2::Error) -> PyErr {
-    match e {
-        sm2::Error::IdTooLong => err(e),
-        _ => InvalidSignature::new_err("SM2 signature verification failed"),
-    }
-}
-
 /// An SM2 private key. Its scalar lives in Rust memory that is wiped when the key is freed.
 #[pyclass(name = "SM2PrivateKey", module = "shangmi", frozen)]
 pub(crate) struct PrivateKey {
@@ -91,7 +76,7 @@ impl PrivateKey {
     /// A fresh key from the operating system's random generator.
     #[staticmethod]
     fn generate(py: Python<'_>) -> PyResult<Self> {
-        let inner = py.detach(SigningKey::random).map_err(err)?;
+        let inner = py.detach(SigningKey::random).or_raise()?;
         Ok(PrivateKey { inner })
     }
 
@@ -100,7 +85,7 @@ impl PrivateKey {
     fn from_bytes(data: &Bound<'_, PyAny>) -> PyResult<Self> {
         let d = Zeroizing::new(array::<32>(data, "private key")?);
         Ok(PrivateKey {
-            inner: SigningKey::from_bytes(&d).map_err(err)?,
+            inner: SigningKey::from_bytes(&d).or_raise()?,
         })
     }
 
@@ -113,7 +98,7 @@ impl PrivateKey {
             .ok_or_else(|| PyValueError::new_err("private key: expected 64 hex digits"))?;
         let d: &[u8; 32] = d.as_slice().try_into().expect("32 bytes, checked");
         Ok(PrivateKey {
-            inner: SigningKey::from_bytes(d).map_err(err)?,
+            inner: SigningKey::from_bytes(d).or_raise()?,
         })
     }
 
@@ -132,7 +117,7 @@ impl PrivateKey {
             .transpose()?;
         let inner = py
             .detach(|| SigningKey::from_pem(&pem, pw.as_ref().map(|p| p.as_slice())))
-            .map_err(key_err)?;
+            .or_raise()?;
         Ok(PrivateKey { inner })
     }
 
@@ -150,7 +135,7 @@ impl PrivateKey {
             .transpose()?;
         let inner = py
             .detach(|| SigningKey::from_der(&der, pw.as_ref().map(|p| p.as_slice())))
-            .map_err(key_err)?;
+            .or_raise()?;
         Ok(PrivateKey { inner })
     }
 
@@ -158,12 +143,12 @@ impl PrivateKey {
     #[pyo3(signature = (password=None))]
     fn to_pem(&self, py: Python<'_>, password: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
         match password {
-            None => Ok(self.inner.to_pkcs8_pem().map_err(key_err)?.to_string()),
+            None => Ok(self.inner.to_pkcs8_pem().or_raise()?.to_string()),
             Some(p) => {
                 let pw = Zeroizing::new(data(p, "password")?.to_vec());
                 let k = &self.inner;
                 py.detach(|| k.to_pkcs8_encrypted_pem(&pw, Default::default()))
-                    .map_err(key_err)
+                    .or_raise()
             }
         }
     }
@@ -176,16 +161,13 @@ impl PrivateKey {
         password: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         match password {
-            None => Ok(PyBytes::new(
-                py,
-                &self.inner.to_pkcs8_der().map_err(key_err)?,
-            )),
+            None => Ok(PyBytes::new(py, &self.inner.to_pkcs8_der().or_raise()?)),
             Some(p) => {
                 let pw = Zeroizing::new(data(p, "password")?.to_vec());
                 let k = &self.inner;
                 let der = py
                     .detach(|| k.to_pkcs8_encrypted_der(&pw, Default::default()))
-                    .map_err(key_err)?;
+                    .or_raise()?;
                 Ok(PyBytes::new(py, &der))
             }
         }
@@ -219,7 +201,7 @@ impl PrivateKey {
         let d = data;
         let id = id_or_default(id)?;
         let k = &self.inner;
-        let sig = py.detach(|| k.sign_with_id(&id, &d)).map_err(err)?;
+        let sig = py.detach(|| k.sign_with_id(&id, &d)).or_raise()?;
         encode_sig(py, &sig, encoding)
     }
 
@@ -233,7 +215,7 @@ impl PrivateKey {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let e = array::<32>(digest, "digest")?;
         let k = &self.inner;
-        let sig = py.detach(|| k.sign_digest(&e)).map_err(err)?;
+        let sig = py.detach(|| k.sign_digest(&e)).or_raise()?;
         encode_sig(py, &sig, encoding)
     }
 
@@ -256,7 +238,7 @@ impl PrivateKey {
             .collect::<PyResult<Vec<_>>>()?;
         let id = id_or_default(id)?;
         let k = &self.inner;
-        let z = k.verifying_key().z(&id).map_err(err)?;
+        let z = k.verifying_key().z(&id).or_raise()?;
         let sigs = py
             .detach(|| {
                 let mut pool = sm2::PresignPool::new(datas.len().max(1));
@@ -270,7 +252,7 @@ impl PrivateKey {
                     })
                     .collect::<Result<Vec<_>, _>>()
             })
-            .map_err(err)?;
+            .or_raise()?;
         let out = sigs
             .iter()
             .map(|s| encode_sig(py, s, encoding))
@@ -344,7 +326,7 @@ impl PrivateKey {
             key_len: key_length,
         };
         let k = &self.inner;
-        let agreement = py.detach(|| k.key_exchange(eph, &ex)).map_err(err)?;
+        let agreement = py.detach(|| k.key_exchange(eph, &ex)).or_raise()?;
         Ok(KeyAgreement { inner: agreement })
     }
 
@@ -385,7 +367,7 @@ impl PublicKey {
             VerifyingKey::from_sec1_bytes(&d)
         };
         Ok(PublicKey {
-            inner: inner.map_err(err)?,
+            inner: inner.or_raise()?,
         })
     }
 
@@ -401,7 +383,7 @@ impl PublicKey {
     #[staticmethod]
     fn from_pem(data: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(PublicKey {
-            inner: VerifyingKey::from_public_key_pem(&text(data)?).map_err(key_err)?,
+            inner: VerifyingKey::from_public_key_pem(&text(data)?).or_raise()?,
         })
     }
 
@@ -409,18 +391,18 @@ impl PublicKey {
     #[staticmethod]
     fn from_der(data: Data<'_>) -> PyResult<Self> {
         Ok(PublicKey {
-            inner: VerifyingKey::from_public_key_der(&data).map_err(key_err)?,
+            inner: VerifyingKey::from_public_key_der(&data).or_raise()?,
         })
     }
 
     fn to_pem(&self) -> PyResult<String> {
-        self.inner.to_public_key_pem().map_err(key_err)
+        self.inner.to_public_key_pem().or_raise()
     }
 
     fn to_der<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         Ok(PyBytes::new(
             py,
-            &self.inner.to_public_key_der().map_err(key_err)?,
+            &self.inner.to_public_key_der().or_raise()?,
         ))
     }
 
@@ -446,7 +428,7 @@ impl PublicKey {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let d = data;
         let id = id_or_default(id)?;
-        let z = self.inner.z(&id).map_err(err)?;
+        let z = self.inner.z(&id).or_raise()?;
         let e = run(py, d.len(), || {
             let mut h = shangmi::sm3::Sm3::new();
             h.update(&z);
@@ -472,7 +454,7 @@ impl PublicKey {
         let id = id_or_default(id)?;
         let k = &self.inner;
         py.detach(|| k.verify_with_id(&id, &d, &sig))
-            .map_err(verify_err)
+            .map_err(|e| Error::verification(e).into())
     }
 
     /// `verify` for a precomputed 32-byte e.
@@ -487,7 +469,8 @@ impl PublicKey {
         let sig = decode_sig(&signature, encoding)?;
         let e = array::<32>(digest, "digest")?;
         let k = &self.inner;
-        py.detach(|| k.verify_digest(&e, &sig)).map_err(verify_err)
+        py.detach(|| k.verify_digest(&e, &sig))
+            .map_err(|e| Error::verification(e).into())
     }
 
     /// Encrypts to this key; `format` is "c1c3c2" (GB/T 32918.4-2016, the default),
@@ -503,7 +486,7 @@ impl PublicKey {
         let f = self::format(format)?;
         let d = data;
         let k = &self.inner;
-        let out = py.detach(|| k.encrypt(&d, f)).map_err(err)?;
+        let out = py.detach(|| k.encrypt(&d, f)).or_raise()?;
         Ok(PyBytes::new(py, &out))
     }
 
@@ -540,7 +523,7 @@ pub(crate) struct EphemeralKey {
 impl EphemeralKey {
     #[staticmethod]
     fn generate(py: Python<'_>) -> PyResult<Self> {
-        let e = py.detach(EphemeralSecret::random).map_err(err)?;
+        let e = py.detach(EphemeralSecret::random).or_raise()?;
         Ok(EphemeralKey {
             public: *e.public_key(),
             inner: std::sync::Mutex::new(Some(e)),
@@ -572,7 +555,7 @@ impl KeyAgreement {
     }
 
     fn verify_confirmation(&self, value: Data<'_>) -> PyResult<()> {
-        self.inner.verify_confirmation(&value).map_err(err)
+        self.inner.verify_confirmation(&value).or_raise()
     }
 }
 
@@ -653,6 +636,6 @@ fn convert_ciphertext<'py>(
         format(to_format)?,
         Default::default(),
     )
-    .map_err(err)?;
+    .or_raise()?;
     Ok(PyBytes::new(py, &out))
 }
