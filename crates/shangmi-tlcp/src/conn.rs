@@ -1,115 +1,39 @@
 //! One TLCP connection without I/O: bytes from the peer go in ([`Connection::read_tls`] from
 //! a reader, as rustls takes them, or [`Connection::read_tls_bytes`]), bytes for the peer come
 //! out ([`Connection::write_tls`] to a writer, or [`Connection::take_tls`]), and application
-//! data crosses only once the handshake has completed. The handshake itself is in `client.rs` and `server.rs`;
-//! this is what both share: records, the handshake message stream and its transcript, the
-//! keys, alerts and the end of the connection.
+//! data crosses only once the handshake has completed. Here are the records as they arrive,
+//! the handshake messages cut from them and handed to the current state (`state.rs`; the
+//! states are in `client.rs` and `server.rs`), alerts and the end of the connection.
 
 use std::sync::Arc;
 
-use shangmi::sm3::{HmacSm3, Sm3};
-use shangmi::sm4::Sm4;
-use shangmi::sm4::modes::gcm::Sm4Gcm;
-use zeroize::Zeroizing;
-
-use crate::client::ClientState;
+use crate::common::{Agreed, Context, Message, message_len};
 use crate::config::{ClientConfig, ServerConfig};
 use crate::error::{Alert, Error};
-use crate::messages::{self, MAX_MESSAGE};
-use crate::prf;
+use crate::messages;
 use crate::record::{
-    ALERT, APPLICATION_DATA, CHANGE_CIPHER_SPEC, Deframer, HANDSHAKE, MAX_PLAINTEXT, Protector,
-    VERSION,
+    ALERT, APPLICATION_DATA, CHANGE_CIPHER_SPEC, Deframer, HANDSHAKE, MAX_PLAINTEXT, VERSION,
 };
-use crate::server::ServerState;
-use crate::suite::{Protection, Suite};
+use crate::state::State;
+use crate::{client, server};
 
 /// What [`Connection::read_tls`] asks of a reader at once: the largest TLCP record (header,
 /// 16 KiB of plaintext and room for the protection).
 const READ_SIZE: usize = 5 + 16 * 1024 + 2048;
 
-pub(crate) enum State {
-    Client(Box<ClientState>),
-    Server(Box<ServerState>),
-    Established,
-    Failed,
-}
-
-/// What a completed handshake agreed.
-#[derive(Clone, Debug)]
-pub struct Agreed {
-    /// The suite.
-    pub suite: Suite,
-    /// Whether the session was resumed (abbreviated handshake).
-    pub resumed: bool,
-    /// The peer's certificates as sent (signing, encryption, then any CAs); empty for a
-    /// resumed session or a client that sent none.
-    pub peer_certificates: Vec<Vec<u8>>,
-}
-
 /// A TLCP connection, client or server.
 pub struct Connection {
-    pub(crate) state: State,
+    cx: Context,
+    /// The handshake's state; `None` once the connection has failed (or while a state is
+    /// handling a message, so an error leaves it failed).
+    state: Option<Box<dyn State>>,
     deframer: Deframer,
     hs_buf: Vec<u8>,
-    read: Protector,
-    write: Protector,
-    pending_read: Option<Protector>,
-    pending_write: Option<Protector>,
-    out: Vec<u8>,
     plaintext: Vec<u8>,
-    pub(crate) transcript: Sm3,
-    pub(crate) agreed: Option<Agreed>,
     /// The first record of the peer has not come yet (its version may be any 1.x or 3.x).
     first_record: bool,
     peer_closed: bool,
     sent_close: bool,
-}
-
-/// Both directions' keys from the key block.
-struct Keys {
-    client: Protector,
-    server: Protector,
-}
-
-impl Keys {
-    fn derive(
-        suite: Suite,
-        master: &[u8; 48],
-        client_random: &[u8; 32],
-        server_random: &[u8; 32],
-    ) -> Keys {
-        let (mac_len, iv_len) = match suite.protection() {
-            Protection::Cbc => (32, 16),
-            Protection::Gcm => (0, 4),
-        };
-        let kb = prf::key_block(
-            master,
-            client_random,
-            server_random,
-            2 * (mac_len + 16 + iv_len),
-        );
-        let (macs, rest) = kb.split_at(2 * mac_len);
-        let (keys, ivs) = rest.split_at(32);
-        let key =
-            |i: usize| -> [u8; 16] { keys[16 * i..16 * i + 16].try_into().expect("16 bytes") };
-        let make = |i: usize| match suite.protection() {
-            Protection::Cbc => Protector::Cbc {
-                mac: HmacSm3::new(&macs[32 * i..32 * i + 32]),
-                cipher: Box::new(Sm4::new(&Zeroizing::new(key(i)))),
-                seq: 0,
-            },
-            Protection::Gcm => Protector::Gcm {
-                aead: Box::new(Sm4Gcm::new(&Zeroizing::new(key(i)))),
-                fixed: ivs[4 * i..4 * i + 4].try_into().expect("4 bytes"),
-                seq: 0,
-            },
-        };
-        Keys {
-            client: make(0),
-            server: make(1),
-        }
-    }
 }
 
 /// 32 bytes from the system's generator (randoms, session IDs).
@@ -124,44 +48,41 @@ impl Connection {
     /// certificate, and the key its sessions are kept under); the ClientHello is ready in
     /// [`Connection::take_tls`].
     pub fn client(config: Arc<ClientConfig>, server_name: &str) -> Result<Connection, Error> {
-        let mut c = Connection::new(State::Failed);
-        let state = ClientState::start(&mut c, config, server_name)?;
-        c.state = State::Client(Box::new(state));
-        Ok(c)
+        let mut cx = Context::new(true);
+        let state = client::start(&mut cx, config, server_name)?;
+        Ok(Connection::new(cx, state))
     }
 
     /// A server connection, waiting for a ClientHello.
     pub fn server(config: Arc<ServerConfig>) -> Connection {
-        Connection::new(State::Server(Box::new(ServerState::new(config))))
+        Connection::new(Context::new(false), server::start(config))
     }
 
-    fn new(state: State) -> Connection {
+    fn new(cx: Context, state: Box<dyn State>) -> Connection {
         Connection {
-            state,
+            cx,
+            state: Some(state),
             deframer: Deframer::default(),
             hs_buf: Vec::new(),
-            read: Protector::Null,
-            write: Protector::Null,
-            pending_read: None,
-            pending_write: None,
-            out: Vec::new(),
             plaintext: Vec::new(),
-            transcript: Sm3::new(),
-            agreed: None,
             first_record: true,
             peer_closed: false,
             sent_close: false,
         }
     }
 
+    fn is_established(&self) -> bool {
+        self.state.as_ref().is_some_and(|s| s.is_established())
+    }
+
     /// Whether the handshake is still running.
     pub fn is_handshaking(&self) -> bool {
-        matches!(self.state, State::Client(_) | State::Server(_))
+        self.state.as_ref().is_some_and(|s| !s.is_established())
     }
 
     /// What the handshake agreed, once it has completed.
     pub fn agreed(&self) -> Option<&Agreed> {
-        self.agreed.as_ref()
+        self.cx.agreed.as_ref()
     }
 
     /// Whether the peer has closed its side (close_notify received).
@@ -171,23 +92,24 @@ impl Connection {
 
     /// Bytes waiting to be sent to the peer (taken: the caller sends them).
     pub fn take_tls(&mut self) -> Vec<u8> {
-        core::mem::take(&mut self.out)
+        core::mem::take(&mut self.cx.out)
     }
 
     /// Writes what is waiting for the peer to `wr` with one `write` call, as rustls'
     /// `write_tls` does: the bytes it took (0 when nothing waits); the rest stays queued.
     pub fn write_tls(&mut self, wr: &mut dyn std::io::Write) -> std::io::Result<usize> {
-        if self.out.is_empty() {
+        let out = &mut self.cx.out;
+        if out.is_empty() {
             return Ok(0);
         }
-        let n = wr.write(&self.out)?;
-        self.out.drain(..n.min(self.out.len()));
+        let n = wr.write(out)?;
+        out.drain(..n.min(out.len()));
         Ok(n)
     }
 
     /// Whether there is something to send.
     pub fn wants_write(&self) -> bool {
-        !self.out.is_empty()
+        !self.cx.out.is_empty()
     }
 
     /// Application data received (taken). Empty until the handshake has completed: nothing
@@ -204,19 +126,19 @@ impl Connection {
 
     /// Queues `data` as application data; only after the handshake.
     pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
-        if !matches!(self.state, State::Established) || self.sent_close {
+        if !self.is_established() || self.sent_close {
             return Err(Error::Closed);
         }
         for chunk in data.chunks(MAX_PLAINTEXT) {
-            self.send_record(APPLICATION_DATA, chunk)?;
+            self.cx.send_record(APPLICATION_DATA, chunk)?;
         }
         Ok(())
     }
 
     /// Queues close_notify; nothing more can be sent.
     pub fn close(&mut self) {
-        if !self.sent_close && !matches!(self.state, State::Failed) {
-            let _ = self.send_record(ALERT, &[1, 0]);
+        if !self.sent_close && self.state.is_some() {
+            let _ = self.cx.send_record(ALERT, &[1, 0]);
             self.sent_close = true;
         }
     }
@@ -244,7 +166,7 @@ impl Connection {
     /// Takes bytes from the peer and processes every whole record in them. An error has
     /// queued its alert (send [`Connection::take_tls`] before closing) and ends the connection.
     pub fn read_tls_bytes(&mut self, data: &[u8]) -> Result<(), Error> {
-        if matches!(self.state, State::Failed) {
+        if self.state.is_none() {
             return Err(Error::Closed);
         }
         self.deframer.push(data);
@@ -261,10 +183,10 @@ impl Connection {
         if let Some(a) = e.alert()
             && !self.sent_close
         {
-            let _ = self.send_record(ALERT, &[2, a.code()]);
+            let _ = self.cx.send_record(ALERT, &[2, a.code()]);
         }
         self.sent_close = true;
-        self.state = State::Failed;
+        self.state = None;
         self.plaintext.clear();
     }
 
@@ -279,7 +201,7 @@ impl Connection {
                 return Err(Error::ProtocolVersion(rec.version));
             }
             self.first_record = false;
-            let plain = self.read.open(rec.typ, &rec.fragment)?;
+            let plain = self.cx.read.open(rec.typ, &rec.fragment)?;
             match rec.typ {
                 HANDSHAKE => {
                     if plain.is_empty() {
@@ -296,15 +218,18 @@ impl Connection {
                     if !self.hs_buf.is_empty() {
                         return Err(Error::UnexpectedMessage("change cipher spec mid-message"));
                     }
-                    let next = self.pending_read.take().ok_or(Error::UnexpectedMessage(
-                        "change cipher spec before the keys",
-                    ))?;
-                    self.read = next;
-                    self.expect_ccs_done()?;
+                    self.cx.peer_change_cipher_spec()?;
+                    if !self
+                        .state
+                        .as_ref()
+                        .is_some_and(|s| s.expects_change_cipher_spec())
+                    {
+                        return Err(Error::UnexpectedMessage("change cipher spec out of order"));
+                    }
                 }
                 ALERT => self.alert(&plain)?,
                 APPLICATION_DATA => {
-                    if !matches!(self.state, State::Established) {
+                    if !self.is_established() {
                         return Err(Error::UnexpectedMessage(
                             "application data before the handshake completed",
                         ));
@@ -336,119 +261,26 @@ impl Connection {
         Err(Error::PeerAlert(alert))
     }
 
+    /// Hands every whole handshake message received to the current state.
     fn handshake_messages(&mut self) -> Result<(), Error> {
-        loop {
-            if self.hs_buf.len() < 4 {
-                return Ok(());
-            }
-            let len = usize::from(self.hs_buf[1]) << 16
-                | usize::from(self.hs_buf[2]) << 8
-                | usize::from(self.hs_buf[3]);
-            if len > MAX_MESSAGE {
-                return Err(Error::Decode("handshake message (too long)"));
-            }
+        while let Some(len) = message_len(&self.hs_buf)? {
             if self.hs_buf.len() < 4 + len {
                 return Ok(());
             }
-            let msg: Vec<u8> = self.hs_buf.drain(..4 + len).collect();
-            let typ = msg[0];
-            match core::mem::replace(&mut self.state, State::Failed) {
-                State::Client(mut s) => {
-                    if typ == messages::HELLO_REQUEST {
-                        self.state = State::Client(s);
-                        // Before the handshake is done a HelloRequest is ignored (RFC 5246).
-                        continue;
-                    }
-                    let done = s.handle(self, typ, &msg)?;
-                    if !done {
-                        self.state = State::Client(s);
-                    } else {
-                        self.state = State::Established;
-                    }
-                }
-                State::Server(mut s) => {
-                    let done = s.handle(self, typ, &msg)?;
-                    if !done {
-                        self.state = State::Server(s);
-                    } else {
-                        self.state = State::Established;
-                    }
-                }
-                State::Established => {
-                    self.state = State::Established;
-                    return Err(Error::Renegotiation);
-                }
-                State::Failed => return Err(Error::Closed),
+            let bytes: Vec<u8> = self.hs_buf.drain(..4 + len).collect();
+            let msg = Message {
+                typ: bytes[0],
+                bytes: &bytes,
+            };
+            let state = self.state.take().ok_or(Error::Closed)?;
+            // Before the handshake is done a client ignores HelloRequest (RFC 5246).
+            if self.cx.client && msg.typ == messages::HELLO_REQUEST && !state.is_established() {
+                self.state = Some(state);
+                continue;
             }
-        }
-    }
-
-    /// After a ChangeCipherSpec: the state machine must be waiting for Finished.
-    fn expect_ccs_done(&mut self) -> Result<(), Error> {
-        let ok = match &self.state {
-            State::Client(s) => s.awaiting_finished(),
-            State::Server(s) => s.awaiting_finished(),
-            _ => false,
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::UnexpectedMessage("change cipher spec out of order"))
-        }
-    }
-
-    /// Sends a handshake message (framed) and adds it to the transcript.
-    pub(crate) fn send_handshake(&mut self, msg: &[u8]) -> Result<(), Error> {
-        self.transcript.update(msg);
-        for chunk in msg.chunks(MAX_PLAINTEXT) {
-            self.send_record(HANDSHAKE, chunk)?;
+            self.state = Some(state.handle(&mut self.cx, msg)?);
         }
         Ok(())
-    }
-
-    pub(crate) fn send_record(&mut self, typ: u8, payload: &[u8]) -> Result<(), Error> {
-        let rec = self.write.seal(typ, payload)?;
-        self.out.extend_from_slice(&rec);
-        Ok(())
-    }
-
-    /// Derives the keys of `suite` from the master secret and installs them: ours take effect
-    /// when we send ChangeCipherSpec, the peer's when its ChangeCipherSpec arrives.
-    pub(crate) fn install_keys(
-        &mut self,
-        suite: Suite,
-        master: &[u8; 48],
-        client_random: &[u8; 32],
-        server_random: &[u8; 32],
-        client: bool,
-    ) {
-        let keys = Keys::derive(suite, master, client_random, server_random);
-        let (mine, theirs) = if client {
-            (keys.client, keys.server)
-        } else {
-            (keys.server, keys.client)
-        };
-        self.pending_write = Some(mine);
-        self.pending_read = Some(theirs);
-    }
-
-    pub(crate) fn send_change_cipher_spec(&mut self) -> Result<(), Error> {
-        self.send_record(CHANGE_CIPHER_SPEC, &[1])?;
-        self.write = self
-            .pending_write
-            .take()
-            .ok_or(Error::Internal("no keys for change cipher spec"))?;
-        Ok(())
-    }
-
-    /// Whether the peer's ChangeCipherSpec has switched its records to the new keys.
-    pub(crate) fn peer_encrypting(&self) -> bool {
-        !self.read.is_null() && self.pending_read.is_none()
-    }
-
-    /// The transcript's hash so far.
-    pub(crate) fn transcript_hash(&self) -> [u8; 32] {
-        self.transcript.clone().finalize()
     }
 
     /// Undelivered bytes from the peer remain (a partial record).

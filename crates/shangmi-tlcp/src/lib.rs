@@ -28,6 +28,7 @@ struct ReadmeDoctests;
 
 mod client;
 mod codec;
+mod common;
 mod config;
 mod conn;
 mod error;
@@ -35,11 +36,13 @@ mod messages;
 mod prf;
 mod record;
 mod server;
+mod state;
 mod stream;
 mod suite;
 
+pub use common::Agreed;
 pub use config::{ClientConfig, DEFAULT_SESSION_LIFETIME, Identity, ServerConfig};
-pub use conn::{Agreed, Connection};
+pub use conn::Connection;
 pub use error::{Alert, Error};
 pub use stream::Stream;
 pub use suite::{KeyExchange, Protection, Suite};

@@ -15,6 +15,7 @@ use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroizing;
 
 use crate::error::Error;
+use crate::suite::Protection;
 
 pub(crate) const CHANGE_CIPHER_SPEC: u8 = 20;
 pub(crate) const ALERT: u8 = 21;
@@ -56,7 +57,40 @@ fn pseudo_header(seq: u64, typ: u8, len: usize) -> [u8; 13] {
     h
 }
 
+/// One direction's share of the key block, in the order GB/T 38636 cuts it.
+pub(crate) struct KeyShare<'a> {
+    pub(crate) mac: &'a [u8],
+    pub(crate) key: &'a [u8; 16],
+    pub(crate) iv: &'a [u8],
+}
+
+impl Protection {
+    /// The bytes each direction takes from the key block: MAC key, cipher key, fixed IV.
+    pub(crate) fn key_sizes(self) -> (usize, usize, usize) {
+        match self {
+            Protection::Cbc => (MAC_LEN, 16, 16),
+            Protection::Gcm => (0, 16, 4),
+        }
+    }
+}
+
 impl Protector {
+    /// The protector of `protection` keyed with one direction's share, at sequence number 0.
+    pub(crate) fn new(protection: Protection, share: &KeyShare<'_>) -> Protector {
+        match protection {
+            Protection::Cbc => Protector::Cbc {
+                mac: HmacSm3::new(share.mac),
+                cipher: Box::new(Sm4::new(share.key)),
+                seq: 0,
+            },
+            Protection::Gcm => Protector::Gcm {
+                aead: Box::new(Sm4Gcm::new(share.key)),
+                fixed: share.iv.try_into().expect("GCM's fixed IV is 4 bytes"),
+                seq: 0,
+            },
+        }
+    }
+
     pub(crate) fn is_null(&self) -> bool {
         matches!(self, Protector::Null)
     }

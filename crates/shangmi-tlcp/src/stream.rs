@@ -3,8 +3,9 @@
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
+use crate::common::Agreed;
 use crate::config::{ClientConfig, ServerConfig};
-use crate::conn::{Agreed, Connection};
+use crate::conn::Connection;
 use crate::error::Error;
 
 /// A TLCP connection over a transport. Reads return application data only after the
