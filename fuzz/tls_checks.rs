@@ -35,8 +35,7 @@ fn fixture() -> &'static Fixture {
             .expect("TLS 1.3")
             .with_no_client_auth()
             .with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(certified)));
-        let mut roots = rustls::RootCertStore::empty();
-        roots.add(cert.clone()).expect("anchor");
+        let roots = shangmi_rustls::Roots::from_ders([cert.as_ref()]).expect("anchor");
         let client = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(&[&rustls::version::TLS13])
             .expect("TLS 1.3")

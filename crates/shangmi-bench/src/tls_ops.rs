@@ -93,8 +93,7 @@ pub fn sm_setup_with(
         .with_no_client_auth()
         .with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(certified)));
     server.ticketer = shangmi_rustls::ticketer().expect("ticketer");
-    let mut roots = RootCertStore::empty();
-    roots.add(der(&root)).expect("anchor");
+    let roots = shangmi_rustls::Roots::from_ders([der(&root).as_ref()]).expect("anchor");
     let verifier =
         shangmi_rustls::Sm2ServerVerifier::new(Arc::new(roots), provider.clone()).expect("roots");
     let client = ClientConfig::builder_with_provider(provider)

@@ -167,7 +167,7 @@ pub fn certified_key(
 }
 
 /// Trust anchors from a file.
-pub fn roots(path: &Path) -> Result<Arc<rustls::RootCertStore>> {
+pub fn roots(path: &Path) -> Result<Arc<shangmi_rustls::Roots>> {
     shangmi_rustls::load_roots(&read_file(path)?)
         .map(Arc::new)
         .map_err(|e| error(path.display(), e))

@@ -360,7 +360,7 @@ pub(crate) fn roots(
     src: &Source,
     span: &std::ops::Range<usize>,
     pem: &[u8],
-) -> Result<Arc<rustls::RootCertStore>, Problem> {
+) -> Result<Arc<shangmi_rustls::Roots>, Problem> {
     shangmi_rustls::load_roots(pem)
         .map(Arc::new)
         .map_err(|e| src.problem(span.clone(), format!("client_ca: {e}")))

@@ -187,7 +187,17 @@ impl Verifier {
     /// issuer (cross-signed roots, a re-keyed CA under the same name), each is tried in turn,
     /// anchors first, until one leads to an anchor.
     pub fn verify(&self, cert: &Cert, untrusted: &[Cert]) -> Result<Vec<Cert>, Error> {
-        let at = self.at.unwrap_or_else(SystemTime::now);
+        self.verify_at(cert, untrusted, self.at.unwrap_or_else(SystemTime::now))
+    }
+
+    /// [`Verifier::verify`] with validity checked at `at`: for callers that are given the
+    /// time with each chain (a TLS library's verifier), sharing one verifier and its keys.
+    pub fn verify_at(
+        &self,
+        cert: &Cert,
+        untrusted: &[Cert],
+        at: SystemTime,
+    ) -> Result<Vec<Cert>, Error> {
         let mut path = vec![cert.clone()];
         let mut budget = SEARCH_BUDGET;
         match self.extend(&mut path, untrusted, at, &mut budget) {

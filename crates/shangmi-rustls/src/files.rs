@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use pki_types::CertificateDer;
+use rustls::Error;
 use rustls::sign::CertifiedKey;
-use rustls::{Error, RootCertStore};
 
 use crate::sign::Sm2SigningKey;
+use crate::verify::Roots;
 
 /// Every certificate in a PEM or DER file, as the bytes written there.
 pub fn load_certificates(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Error> {
@@ -17,14 +18,9 @@ pub fn load_certificates(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Er
 }
 
 /// Trust anchors from every certificate in a PEM or DER file.
-pub fn load_roots(data: &[u8]) -> Result<RootCertStore, Error> {
-    let mut roots = RootCertStore::empty();
-    for cert in load_certificates(data)? {
-        roots
-            .add(cert)
-            .map_err(|e| Error::General(format!("trust anchor: {e}")))?;
-    }
-    Ok(roots)
+pub fn load_roots(data: &[u8]) -> Result<Roots, Error> {
+    let certs = load_certificates(data)?;
+    Roots::from_ders(certs.iter().map(|c| c.as_ref()))
 }
 
 /// A certificate chain (leaf first, then its intermediates) with its SM2 private key, checked

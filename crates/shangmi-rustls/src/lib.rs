@@ -37,11 +37,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Use [`Sm2ServerVerifier`] and [`Sm2ClientVerifier`] rather than rustls' WebPki verifiers
-//! alone: they accept CertificateVerify from certificates whose key is written with the bare
-//! SM2 OID, which rustls' own check (first algorithm of a scheme only) refuses. The
-//! `dangerous()` step only names the custom-verifier hook; chains are still verified by
-//! webpki.
+//! Use [`Sm2ServerVerifier`] and [`Sm2ClientVerifier`] rather than rustls' WebPki verifiers:
+//! they verify SM2 chains on shangmi-pki's one path (the path TLCP, CMS and the command line
+//! use, over the certificates' bytes as received) and accept CertificateVerify from
+//! certificates whose key is written with the bare SM2 OID, which rustls' own check (first
+//! algorithm of a scheme only) refuses. International chains still go through webpki. The
+//! `dangerous()` step only names the custom-verifier hook; every chain is still verified.
 
 // The README's examples are doctests: a quick start that stops compiling fails the tests.
 #[cfg(doctest)]
@@ -68,7 +69,9 @@ pub use kx::{CURVE_SM2, CURVE_SM2_GROUP, CurveSm2, parse_key_share};
 pub use resolve::{SmCertResolver, SmClientCert};
 pub use sign::{SM2_KEYS, SM2SIG_SM3, Sm2KeyProvider, Sm2SigningKey, TLS13_SM2_ID};
 pub use ticket::{shared_ticketer, ticketer};
-pub use verify::{SUPPORTED_SIG_ALGS, Sm2ClientVerifier, Sm2ServerVerifier, verify_tls13_sm2};
+pub use verify::{
+    Roots, SUPPORTED_SIG_ALGS, Sm2ClientVerifier, Sm2ServerVerifier, verify_tls13_sm2,
+};
 
 /// TLS_SM4_GCM_SM3's code point.
 pub const SM4_GCM_SM3: CipherSuite = CipherSuite::Unknown(0x00C6);

@@ -1,7 +1,9 @@
-//! SM2 signatures checked through rustls' webpki: certificate chains under GM/T 0009's
-//! default ID, CertificateVerify under RFC 8998's TLS ID.
+//! The verifiers rustls calls: SM2 chains through shangmi-pki's one verification path
+//! ([`shangmi_pki::Verifier`], GM/T 0009's default ID, signatures over the bytes as received),
+//! international ones (ECDSA, RSA, Ed25519) through webpki; CertificateVerify under RFC 8998's
+//! TLS ID.
 //!
-//! webpki matches a certificate's AlgorithmIdentifiers byte for byte, so the chain
+//! For rustls' own verifiers (webpki), which also take this provider: webpki matches a certificate's AlgorithmIdentifiers byte for byte, so the chain
 //! algorithms are registered once for each encoding met in practice: the SPKI as
 //! id-ecPublicKey + the SM2 curve or as the bare SM2 OID, and the signature algorithm
 //! SM2-with-SM3 with and without NULL parameters. rustls' own TLS 1.3 signature check tries
@@ -127,23 +129,22 @@ pub fn verify_tls13_sm2(
     Ok(HandshakeSignatureValid::assertion())
 }
 
-/// webpki checks extended key usage and names, but not key usage: an end-entity certificate
+/// The end-entity rules both paths share (webpki checks extended key usage and names, but
+/// not key usage): an end-entity certificate
 /// whose key usage is present and leaves out digitalSignature may not sign a handshake (RFC
 /// 5280 section 4.2.1.3; GM/T 0015 issues separate signing and encryption certificates, and
 /// the encryption keys are escrowed, so an encryption certificate must not log anyone in).
 /// The name is checked again with the rule TLCP and the gateway use, so no protocol of
 /// shangmi's accepts a certificate for a host that another would refuse.
 fn check_end_entity(
-    end_entity: &CertificateDer<'_>,
+    cert: &shangmi_pki::Cert,
     purpose: shangmi_pki::Purpose,
     host: Option<&ServerName<'_>>,
 ) -> Result<(), Error> {
-    let cert = shangmi_pki::Certificate::from_der(end_entity.as_ref())
-        .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))?;
-    shangmi_pki::check_signing(&cert, purpose)
+    shangmi_pki::check_signing(cert, purpose)
         .map_err(|_| Error::InvalidCertificate(CertificateError::InvalidPurpose))?;
     if let Some(host) = host {
-        shangmi_pki::check_host(&cert, &host.to_str())
+        shangmi_pki::check_host(cert, &host.to_str())
             .map_err(|_| Error::InvalidCertificate(CertificateError::NotValidForName))?;
     }
     Ok(())
@@ -200,26 +201,122 @@ fn with_sm2(mut schemes: Vec<SignatureScheme>) -> Vec<SignatureScheme> {
     schemes
 }
 
-/// A server-certificate verifier for clients: the chain through `inner` (webpki with the
-/// provider's algorithms), sm2sig_sm3 CertificateVerify here, everything else through `inner`.
+/// Trust anchors as both verification paths hold them: the certificates themselves, against
+/// which shangmi-pki verifies SM2 chains, and webpki's store for the international ones.
+#[derive(Clone, Debug)]
+pub struct Roots {
+    certs: Vec<shangmi_pki::Cert>,
+    store: Arc<RootCertStore>,
+}
+
+impl Roots {
+    /// Anchors from certificates as received (DER).
+    pub fn from_ders<'a>(ders: impl IntoIterator<Item = &'a [u8]>) -> Result<Roots, Error> {
+        let mut certs = Vec::new();
+        let mut store = RootCertStore::empty();
+        for der in ders {
+            certs.push(
+                shangmi_pki::Cert::from_der(der)
+                    .map_err(|e| Error::General(format!("trust anchor: {e}")))?,
+            );
+            store
+                .add(CertificateDer::from(der.to_vec()))
+                .map_err(|e| Error::General(format!("trust anchor: {e}")))?;
+        }
+        Ok(Roots {
+            certs,
+            store: Arc::new(store),
+        })
+    }
+
+    /// The anchors' certificates.
+    pub fn certs(&self) -> &[shangmi_pki::Cert] {
+        &self.certs
+    }
+
+    /// The anchors as webpki holds them.
+    pub fn store(&self) -> &Arc<RootCertStore> {
+        &self.store
+    }
+
+    fn chains(&self) -> shangmi_pki::Verifier {
+        shangmi_pki::Verifier::new(self.certs.iter().cloned())
+    }
+}
+
+/// Whether a chain is shangmi-pki's to verify: its leaf is signed with SM2. A chain that
+/// mixes algorithms (an SM2 leaf under an RSA CA) is left to webpki, which has the
+/// international algorithms; a chain whose leaf is SM2-signed is SM2 throughout in practice.
+fn sm2_signed(leaf: &shangmi_pki::Cert) -> bool {
+    leaf.signature_algorithm().oid == shangmi_pki::SM2_WITH_SM3
+}
+
+/// Verifies an SM2 chain with `chains` at `now`, then the leaf's key usage and name.
+fn verify_sm2_chain(
+    chains: &shangmi_pki::Verifier,
+    leaf: &shangmi_pki::Cert,
+    intermediates: &[CertificateDer<'_>],
+    now: UnixTime,
+    purpose: shangmi_pki::Purpose,
+    host: Option<&ServerName<'_>>,
+) -> Result<(), Error> {
+    let untrusted = intermediates
+        .iter()
+        .map(|c| shangmi_pki::Cert::from_der(c.as_ref()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))?;
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.as_secs());
+    chains
+        .verify_at(leaf, &untrusted, at)
+        .map_err(certificate_error)?;
+    check_end_entity(leaf, purpose, host)
+}
+
+/// rustls' error for a chain that shangmi-pki refused, with shangmi-pki's words kept where
+/// rustls has no variant of its own.
+fn certificate_error(e: shangmi_pki::Error) -> Error {
+    use shangmi_pki::Rule;
+    let kind = match &e {
+        shangmi_pki::Error::Chain { rule, detail, .. } => match rule {
+            Rule::Signature => CertificateError::BadSignature,
+            Rule::Validity if detail.starts_with("expired") => CertificateError::Expired,
+            Rule::Validity => CertificateError::NotValidYet,
+            Rule::NoIssuer => CertificateError::UnknownIssuer,
+            Rule::Revoked => CertificateError::Revoked,
+            Rule::KeyUsage | Rule::ExtendedKeyUsage => CertificateError::InvalidPurpose,
+            Rule::Name => CertificateError::NotValidForName,
+            _ => other(e),
+        },
+        _ => other(e),
+    };
+    Error::InvalidCertificate(kind)
+}
+
+fn other(e: shangmi_pki::Error) -> CertificateError {
+    CertificateError::Other(rustls::OtherError(Arc::new(e)))
+}
+
+/// A server-certificate verifier for clients: SM2 chains through shangmi-pki, international
+/// ones through webpki with the provider's algorithms; sm2sig_sm3 CertificateVerify here,
+/// every other scheme through webpki.
 #[derive(Debug)]
 pub struct Sm2ServerVerifier {
+    chains: shangmi_pki::Verifier,
     inner: Arc<dyn ServerCertVerifier>,
 }
 
 impl Sm2ServerVerifier {
-    /// Verifies chains to `roots` with `provider`'s algorithms.
+    /// Verifies chains to `roots`, the international ones with `provider`'s algorithms.
     pub fn new(
-        roots: Arc<RootCertStore>,
+        roots: Arc<Roots>,
         provider: Arc<CryptoProvider>,
     ) -> Result<Arc<Self>, rustls::client::VerifierBuilderError> {
-        let inner = WebPkiServerVerifier::builder_with_provider(roots, provider).build()?;
-        Ok(Self::wrap(inner))
-    }
-
-    /// Adds the SM2 handshake check to any verifier.
-    pub fn wrap(inner: Arc<dyn ServerCertVerifier>) -> Arc<Self> {
-        Arc::new(Self { inner })
+        let inner =
+            WebPkiServerVerifier::builder_with_provider(roots.store.clone(), provider).build()?;
+        Ok(Arc::new(Self {
+            chains: roots.chains(),
+            inner,
+        }))
     }
 }
 
@@ -232,6 +329,18 @@ impl ServerCertVerifier for Sm2ServerVerifier {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, Error> {
+        let leaf = parse(end_entity)?;
+        if sm2_signed(&leaf) {
+            verify_sm2_chain(
+                &self.chains,
+                &leaf,
+                intermediates,
+                now,
+                shangmi_pki::Purpose::ServerAuth,
+                Some(server_name),
+            )?;
+            return Ok(ServerCertVerified::assertion());
+        }
         let ok = self.inner.verify_server_cert(
             end_entity,
             intermediates,
@@ -239,11 +348,7 @@ impl ServerCertVerifier for Sm2ServerVerifier {
             ocsp_response,
             now,
         )?;
-        check_end_entity(
-            end_entity,
-            shangmi_pki::Purpose::ServerAuth,
-            Some(server_name),
-        )?;
+        check_end_entity(&leaf, shangmi_pki::Purpose::ServerAuth, Some(server_name))?;
         Ok(ok)
     }
 
@@ -254,26 +359,27 @@ impl ServerCertVerifier for Sm2ServerVerifier {
     }
 }
 
-/// A client-certificate verifier for servers, shaped like [`Sm2ServerVerifier`].
+/// A client-certificate verifier for servers, shaped like [`Sm2ServerVerifier`]: a client
+/// certificate is required.
 #[derive(Debug)]
 pub struct Sm2ClientVerifier {
+    chains: shangmi_pki::Verifier,
     inner: Arc<dyn ClientCertVerifier>,
 }
 
 impl Sm2ClientVerifier {
-    /// Requires a client certificate chaining to `roots`, checked with `provider`'s algorithms.
+    /// Requires a client certificate chaining to `roots`, the international ones checked
+    /// with `provider`'s algorithms.
     pub fn new(
-        roots: Arc<RootCertStore>,
+        roots: Arc<Roots>,
         provider: Arc<CryptoProvider>,
     ) -> Result<Arc<Self>, rustls::server::VerifierBuilderError> {
-        let inner = WebPkiClientVerifier::builder_with_provider(roots, provider).build()?;
-        Ok(Self::wrap(inner))
-    }
-
-    /// Adds the SM2 handshake check to any client verifier (an optional-authentication one
-    /// from `WebPkiClientVerifier::builder_with_provider(..).allow_unauthenticated()`, say).
-    pub fn wrap(inner: Arc<dyn ClientCertVerifier>) -> Arc<Self> {
-        Arc::new(Self { inner })
+        let inner =
+            WebPkiClientVerifier::builder_with_provider(roots.store.clone(), provider).build()?;
+        Ok(Arc::new(Self {
+            chains: roots.chains(),
+            inner,
+        }))
     }
 }
 
@@ -296,12 +402,29 @@ impl ClientCertVerifier for Sm2ClientVerifier {
         intermediates: &[CertificateDer<'_>],
         now: UnixTime,
     ) -> Result<ClientCertVerified, Error> {
+        let leaf = parse(end_entity)?;
+        if sm2_signed(&leaf) {
+            verify_sm2_chain(
+                &self.chains,
+                &leaf,
+                intermediates,
+                now,
+                shangmi_pki::Purpose::ClientAuth,
+                None,
+            )?;
+            return Ok(ClientCertVerified::assertion());
+        }
         let ok = self
             .inner
             .verify_client_cert(end_entity, intermediates, now)?;
-        check_end_entity(end_entity, shangmi_pki::Purpose::ClientAuth, None)?;
+        check_end_entity(&leaf, shangmi_pki::Purpose::ClientAuth, None)?;
         Ok(ok)
     }
 
     handshake_signatures!();
+}
+
+fn parse(cert: &CertificateDer<'_>) -> Result<shangmi_pki::Cert, Error> {
+    shangmi_pki::Cert::from_der(cert.as_ref())
+        .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))
 }
