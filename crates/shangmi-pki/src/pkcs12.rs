@@ -520,19 +520,23 @@ fn pbes2_name(alg: &Any) -> Result<String, Error> {
             .as_ref()
             .map(|p| p.value().to_vec())
             .unwrap_or_default();
-        let has = |oid: &[u8]| text.windows(oid.len()).any(|w| w == oid);
-        let prf = if has(&[0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x11, 0x02]) {
+        // The parameters' OIDs, looked for in their encoding: only a description is made.
+        let has = |oid: &der::asn1::ObjectIdentifier| {
+            let b = oid.as_bytes();
+            text.windows(b.len()).any(|w| w == b)
+        };
+        let prf = if has(&crate::oid::HMAC_SM3) {
             "hmacWithSM3"
-        } else if has(&[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x02, 0x09]) {
+        } else if has(&crate::oid::HMAC_SHA256) {
             "hmacWithSHA256"
         } else {
             "another PRF"
         };
-        let cipher = if has(&[0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x68, 0x02]) {
+        let cipher = if has(&crate::oid::SM4_CBC) {
             "SM4-CBC"
-        } else if has(&[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x2a]) {
+        } else if has(&crate::oid::AES256_CBC) {
             "AES-256-CBC"
-        } else if has(&[0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x02]) {
+        } else if has(&crate::oid::AES128_CBC) {
             "AES-128-CBC"
         } else {
             "another cipher"

@@ -95,7 +95,10 @@ fn sigalg() -> &'static [OsslParam] {
             utf8(c"tls-sigalg-iana-name", c"sm2sig_sm3"),
             // The signature algorithm (and, with no key type given, the key type) by name.
             utf8(c"tls-sigalg-name", c"SM2"),
-            utf8(c"tls-sigalg-oid", c"1.2.156.10197.1.501"),
+            utf8(
+                c"tls-sigalg-oid",
+                crate::params::dotted(&shangmi::oid::SM2_WITH_SM3),
+            ),
             uint(c"tls-sigalg-code-point", &N.code_point),
             uint(c"tls-sigalg-sec-bits", &N.security_bits),
             int(c"tls-min-tls", &N.min_tls),

@@ -630,21 +630,40 @@ pub(crate) fn algorithms() -> *const Algorithm {
             crate::aead::table::<false>(),
             crate::xts::table(),
         ];
+        use shangmi::oid;
         let names = [
-            (c"SM4-ECB:1.2.156.10197.1.104.1", c"shangmi SM4-ECB"),
-            (c"SM4-CBC:SM4:1.2.156.10197.1.104.2", c"shangmi SM4-CBC"),
             (
-                c"SM4-CFB:SM4-CFB128:1.2.156.10197.1.104.4",
+                params::name_list("SM4-ECB", &oid::SM4_ECB),
+                c"shangmi SM4-ECB",
+            ),
+            (
+                params::name_list("SM4-CBC:SM4", &oid::SM4_CBC),
+                c"shangmi SM4-CBC",
+            ),
+            (
+                params::name_list("SM4-CFB:SM4-CFB128", &oid::SM4_CFB),
                 c"shangmi SM4-CFB128",
             ),
             (
-                c"SM4-OFB:SM4-OFB128:1.2.156.10197.1.104.3",
+                params::name_list("SM4-OFB:SM4-OFB128", &oid::SM4_OFB),
                 c"shangmi SM4-OFB",
             ),
-            (c"SM4-CTR:1.2.156.10197.1.104.7", c"shangmi SM4-CTR"),
-            (c"SM4-GCM:1.2.156.10197.1.104.8", c"shangmi SM4-GCM"),
-            (c"SM4-CCM:1.2.156.10197.1.104.9", c"shangmi SM4-CCM"),
-            (c"SM4-XTS:1.2.156.10197.1.104.10", c"shangmi SM4-XTS"),
+            (
+                params::name_list("SM4-CTR", &oid::SM4_CTR),
+                c"shangmi SM4-CTR",
+            ),
+            (
+                params::name_list("SM4-GCM", &oid::SM4_GCM),
+                c"shangmi SM4-GCM",
+            ),
+            (
+                params::name_list("SM4-CCM", &oid::SM4_CCM),
+                c"shangmi SM4-CCM",
+            ),
+            (
+                params::name_list("SM4-XTS", &oid::SM4_XTS),
+                c"shangmi SM4-XTS",
+            ),
         ];
         let mut algs: Vec<Algorithm> = names
             .iter()

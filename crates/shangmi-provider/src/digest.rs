@@ -153,7 +153,7 @@ pub(crate) fn algorithms() -> *const Algorithm {
         ];
         let algs = vec![
             Algorithm {
-                names: c"SM3:1.2.156.10197.1.401".as_ptr(),
+                names: crate::params::name_list("SM3", &shangmi::oid::SM3).as_ptr(),
                 properties: PROPERTIES.as_ptr(),
                 implementation: sm3.as_ptr(),
                 description: c"shangmi SM3".as_ptr(),

@@ -512,7 +512,10 @@ fn algorithm(table: Vec<Dispatch>, names: &'static CStr, description: &'static C
 }
 
 /// The names SM2's operations answer to.
-pub(crate) const SM2_NAMES: &CStr = c"SM2:1.2.156.10197.1.301";
+pub(crate) fn sm2_names() -> &'static CStr {
+    static NAMES: OnceLock<&'static CStr> = OnceLock::new();
+    NAMES.get_or_init(|| crate::params::name_list("SM2", &shangmi::oid::SM2))
+}
 
 /// The algorithm list of one operation, built on first use.
 pub(crate) fn list(
@@ -537,7 +540,7 @@ pub(crate) fn keymgmt() -> *const Algorithm {
         let curve = table(curve_sm2_operation_name, km_set_params::<true>);
         let algs = vec![
             Algorithm {
-                names: SM2_NAMES.as_ptr(),
+                names: sm2_names().as_ptr(),
                 properties: PROPERTIES.as_ptr(),
                 implementation: sm2.as_ptr(),
                 description: c"shangmi SM2 keys".as_ptr(),

@@ -21,6 +21,21 @@ pub const UTF8_PTR: c_uint = 6;
 /// OSSL_PARAM_UNMODIFIED: what `return_size` holds until a value is written.
 const UNMODIFIED: usize = usize::MAX;
 
+/// OpenSSL's name list of an algorithm: `names` (colon-separated), then its OID from the
+/// table, built once per algorithm table and kept for the provider's life (OpenSSL holds the
+/// pointer).
+pub(crate) fn name_list(names: &str, oid: &impl core::fmt::Display) -> &'static CStr {
+    let list = std::ffi::CString::new(format!("{names}:{oid}"))
+        .expect("names and dotted OIDs hold no NUL");
+    Box::leak(list.into_boxed_c_str())
+}
+
+/// A dotted OID from the table as a C string for a parameter, kept as [`name_list`] keeps its.
+pub(crate) fn dotted(oid: &impl core::fmt::Display) -> &'static CStr {
+    let text = std::ffi::CString::new(oid.to_string()).expect("a dotted OID holds no NUL");
+    Box::leak(text.into_boxed_c_str())
+}
+
 /// A static descriptor table (gettable/settable lists) and other tables of pointers to static
 /// data, shared read-only by every thread.
 #[repr(transparent)]
@@ -224,5 +239,20 @@ pub unsafe fn names(p: *const OsslParam, want: &[u8]) -> bool {
         v.strip_suffix(b"\0")
             .unwrap_or(v)
             .eq_ignore_ascii_case(want)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn name_lists_end_with_the_tables_oid() {
+        assert_eq!(
+            super::name_list("SM4-CBC:SM4", &shangmi::oid::SM4_CBC),
+            c"SM4-CBC:SM4:1.2.156.10197.1.104.2"
+        );
+        assert_eq!(
+            super::dotted(&shangmi::oid::SM2_WITH_SM3),
+            c"1.2.156.10197.1.501"
+        );
     }
 }

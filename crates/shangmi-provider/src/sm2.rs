@@ -12,7 +12,7 @@ use zeroize::Zeroizing;
 use crate::err::{Reason, fail};
 use crate::keys::{
     CtxGetParams, CtxParams, CtxTable, DInit, DSignFinal, DUpdate, DVerifyFinal, Free, Init, Key,
-    New, SM2_NAMES, SigDup, SigNew, Sign, Tables, Verify, key, list,
+    New, SigDup, SigNew, Sign, Tables, Verify, key, list, sm2_names,
 };
 use crate::params::{self, OsslParam, Static};
 use crate::served::{self, Op};
@@ -104,7 +104,9 @@ unsafe fn sig_init(
             };
             if !md.is_null() {
                 let name = CStr::from_ptr(md).to_bytes();
-                if !name.eq_ignore_ascii_case(b"SM3") && name != b"1.2.156.10197.1.401" {
+                if !name.eq_ignore_ascii_case(b"SM3")
+                    && name != shangmi::oid::SM3.to_string().as_bytes()
+                {
                     return fail(Reason::Unsupported, F);
                 }
             }
@@ -372,10 +374,9 @@ unsafe fn sig_apply_params(c: &mut SigCtx, ps: *const OsslParam) -> c_int {
     1
 }
 
-/// DER AlgorithmIdentifier of SM2-with-SM3 (1.2.156.10197.1.501), no parameters.
-const SM2_WITH_SM3: [u8; 12] = [
-    0x30, 0x0a, 0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x75,
-];
+/// DER AlgorithmIdentifier of SM2-with-SM3, no parameters.
+const SM2_WITH_SM3: [u8; 12] =
+    shangmi::oid::algorithm_identifier(&shangmi::oid::SM2_WITH_SM3, None, false);
 
 unsafe extern "C" fn sig_get_params(ctx: *mut c_void, ps: *mut OsslParam) -> c_int {
     guarded(0, || {
@@ -587,7 +588,7 @@ pub(crate) fn signature() -> *const Algorithm {
                 DISPATCH_END,
             ]
         },
-        SM2_NAMES,
+        sm2_names(),
         c"shangmi SM2 signature",
     )
 }
@@ -610,7 +611,7 @@ pub(crate) fn asym_cipher() -> *const Algorithm {
                 DISPATCH_END,
             ]
         },
-        SM2_NAMES,
+        sm2_names(),
         c"shangmi SM2 encryption",
     )
 }

@@ -28,21 +28,20 @@ use shangmi::sm2::{DEFAULT_ID, Signature, VerifyingKey};
 
 use crate::sign::{SM2SIG_SM3, TLS13_SM2_ID};
 
-/// AlgorithmIdentifier contents (without the outer SEQUENCE) as certificates carry them.
+/// AlgorithmIdentifier contents (without the outer SEQUENCE) as certificates carry them,
+/// encoded at compile time from the OID table.
 mod ids {
+    use shangmi::oid::{EC_PUBLIC_KEY, SM2, SM2_WITH_SM3, algorithm_contents};
+
     /// id-ecPublicKey, namedCurve sm2p256v1.
-    pub const EC_PUBLIC_KEY_SM2: &[u8] = &[
-        0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf,
-        0x55, 0x01, 0x82, 0x2d,
-    ];
+    pub const EC_PUBLIC_KEY_SM2: &[u8] =
+        &algorithm_contents::<19>(&EC_PUBLIC_KEY, Some(&SM2), false);
     /// The bare SM2 OID 1.2.156.10197.1.301 as the key algorithm.
-    pub const SM2_BARE: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d];
-    /// SM2-with-SM3, 1.2.156.10197.1.501, no parameters.
-    pub const SM2_WITH_SM3: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x75];
+    pub const SM2_BARE: &[u8] = &algorithm_contents::<10>(&SM2, None, false);
+    /// SM2-with-SM3, no parameters.
+    pub const SM2_WITH_SM3_ALG: &[u8] = &algorithm_contents::<10>(&SM2_WITH_SM3, None, false);
     /// SM2-with-SM3 with NULL parameters.
-    pub const SM2_WITH_SM3_NULL: &[u8] = &[
-        0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x75, 0x05, 0x00,
-    ];
+    pub const SM2_WITH_SM3_NULL: &[u8] = &algorithm_contents::<12>(&SM2_WITH_SM3, None, true);
 }
 
 /// One SM2 verification as webpki sees it: a key encoding, a signature encoding, an ID.
@@ -87,17 +86,17 @@ macro_rules! sm2_alg {
 
 /// Chain signatures, every encoding, GM/T 0009's default ID.
 static CHAIN: &[&dyn SignatureVerificationAlgorithm] = &[
-    sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3, DEFAULT_ID),
+    sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3_ALG, DEFAULT_ID),
     sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3_NULL, DEFAULT_ID),
-    sm2_alg!(SM2_BARE, SM2_WITH_SM3, DEFAULT_ID),
+    sm2_alg!(SM2_BARE, SM2_WITH_SM3_ALG, DEFAULT_ID),
     sm2_alg!(SM2_BARE, SM2_WITH_SM3_NULL, DEFAULT_ID),
 ];
 
 /// CertificateVerify under the TLS ID, for verifiers that go through rustls' own check (the
 /// id-ecPublicKey form first, as nearly every certificate has it).
 static HANDSHAKE: &[&dyn SignatureVerificationAlgorithm] = &[
-    sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3, TLS13_SM2_ID),
-    sm2_alg!(SM2_BARE, SM2_WITH_SM3, TLS13_SM2_ID),
+    sm2_alg!(EC_PUBLIC_KEY_SM2, SM2_WITH_SM3_ALG, TLS13_SM2_ID),
+    sm2_alg!(SM2_BARE, SM2_WITH_SM3_ALG, TLS13_SM2_ID),
 ];
 
 /// The provider's `signature_verification_algorithms`.
@@ -427,4 +426,35 @@ impl ClientCertVerifier for Sm2ClientVerifier {
 fn parse(cert: &CertificateDer<'_>) -> Result<shangmi_pki::Cert, Error> {
     shangmi_pki::Cert::from_der(cert.as_ref())
         .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))
+}
+
+#[cfg(test)]
+mod tests {
+    use der::asn1::{Any, ObjectIdentifier};
+    use der::{Encode, Tag};
+    use shangmi_pki::oid::{EC_PUBLIC_KEY, SM2, SM2_WITH_SM3};
+    use x509_cert::spki::AlgorithmIdentifierOwned;
+
+    /// An AlgorithmIdentifier's contents as the der crate encodes it.
+    fn contents(oid: ObjectIdentifier, parameters: Option<Any>) -> Vec<u8> {
+        let der = AlgorithmIdentifierOwned { oid, parameters }
+            .to_der()
+            .unwrap();
+        der[2..].to_vec()
+    }
+
+    #[test]
+    fn the_compile_time_encodings_are_der() {
+        assert_eq!(
+            super::ids::EC_PUBLIC_KEY_SM2,
+            contents(EC_PUBLIC_KEY, Some(Any::from(&SM2)))
+        );
+        assert_eq!(super::ids::SM2_BARE, contents(SM2, None));
+        assert_eq!(super::ids::SM2_WITH_SM3_ALG, contents(SM2_WITH_SM3, None));
+        let null = Any::new(Tag::Null, Vec::new()).unwrap();
+        assert_eq!(
+            super::ids::SM2_WITH_SM3_NULL,
+            contents(SM2_WITH_SM3, Some(null))
+        );
+    }
 }

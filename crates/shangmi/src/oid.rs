@@ -25,8 +25,18 @@ pub const SM4: Oid = Oid::new_unwrap("1.2.156.10197.1.104");
 pub const SM4_ECB: Oid = Oid::new_unwrap("1.2.156.10197.1.104.1");
 /// SM4-CBC.
 pub const SM4_CBC: Oid = Oid::new_unwrap("1.2.156.10197.1.104.2");
+/// SM4-OFB.
+pub const SM4_OFB: Oid = Oid::new_unwrap("1.2.156.10197.1.104.3");
+/// SM4-CFB (128-bit feedback).
+pub const SM4_CFB: Oid = Oid::new_unwrap("1.2.156.10197.1.104.4");
+/// SM4-CTR.
+pub const SM4_CTR: Oid = Oid::new_unwrap("1.2.156.10197.1.104.7");
 /// SM4-GCM.
 pub const SM4_GCM: Oid = Oid::new_unwrap("1.2.156.10197.1.104.8");
+/// SM4-CCM.
+pub const SM4_CCM: Oid = Oid::new_unwrap("1.2.156.10197.1.104.9");
+/// SM4-XTS.
+pub const SM4_XTS: Oid = Oid::new_unwrap("1.2.156.10197.1.104.10");
 
 /// id-ecPublicKey (RFC 5480).
 pub const EC_PUBLIC_KEY: Oid = Oid::new_unwrap("1.2.840.10045.2.1");
@@ -61,3 +71,59 @@ pub const AES256_CBC: Oid = Oid::new_unwrap("2.16.840.1.101.3.4.1.42");
 pub const SHA1: Oid = Oid::new_unwrap("1.3.14.3.2.26");
 /// SHA-256.
 pub const SHA256: Oid = Oid::new_unwrap("2.16.840.1.101.3.4.2.1");
+
+/// `oid` as a DER OBJECT IDENTIFIER into `out` at `at`: the position after it.
+const fn put_oid(out: &mut [u8], at: usize, oid: &Oid) -> usize {
+    let body = oid.as_bytes();
+    out[at] = 0x06;
+    out[at + 1] = body.len() as u8;
+    let mut i = 0;
+    while i < body.len() {
+        out[at + 2 + i] = body[i];
+        i += 1;
+    }
+    at + 2 + body.len()
+}
+
+/// An AlgorithmIdentifier's contents in DER, without the outer SEQUENCE, made at compile time
+/// for code that needs the bytes themselves (webpki's algorithm matching, OpenSSL's
+/// parameters): the algorithm `oid`, then as its parameters the OID `param`, or NULL (`null`),
+/// or nothing. `N` is the encoding's length; any other fails the build.
+pub const fn algorithm_contents<const N: usize>(
+    oid: &Oid,
+    param: Option<&Oid>,
+    null: bool,
+) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut at = put_oid(&mut out, 0, oid);
+    if let Some(p) = param {
+        at = put_oid(&mut out, at, p);
+    }
+    if null {
+        out[at] = 0x05;
+        at += 2;
+    }
+    assert!(at == N, "N is the encoding's length");
+    out
+}
+
+/// [`algorithm_contents`] inside its SEQUENCE: a whole AlgorithmIdentifier of `N` bytes.
+pub const fn algorithm_identifier<const N: usize>(
+    oid: &Oid,
+    param: Option<&Oid>,
+    null: bool,
+) -> [u8; N] {
+    let mut out = [0u8; N];
+    out[0] = 0x30;
+    out[1] = (N - 2) as u8;
+    let mut at = put_oid(&mut out, 2, oid);
+    if let Some(p) = param {
+        at = put_oid(&mut out, at, p);
+    }
+    if null {
+        out[at] = 0x05;
+        at += 2;
+    }
+    assert!(at == N, "N is the encoding's length");
+    out
+}
