@@ -81,6 +81,10 @@ enum Cmd {
         /// The PBKDF2 PRF (default sha256: OpenSSL and Tongsuo read no other with SM4).
         #[arg(long, value_enum)]
         prf: Option<PrfArg>,
+        /// The MAC as PBMAC1 (RFC 9579: HMAC keyed by PBKDF2, as OpenSSL 3.4+ writes with
+        /// -pbmac1_pbkdf2); read by OpenSSL 3.4 and later, not by older readers or the JDK.
+        #[arg(long)]
+        pbmac1: bool,
         /// PBKDF2 and MAC iterations.
         #[arg(long, default_value_t = 10_000, value_name = "N")]
         iterations: u32,
@@ -154,6 +158,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             compat,
             mac,
             prf,
+            pbmac1,
             iterations,
             output,
         } => {
@@ -201,6 +206,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             };
             params.iterations = iterations.max(1);
             params.mac_iterations = iterations.max(1);
+            params.pbmac1 = pbmac1;
             match prf {
                 Some(PrfArg::Sm3) => params.prf = shangmi::sm2::Prf::HmacSm3,
                 Some(PrfArg::Sha256) => params.prf = shangmi::sm2::Prf::HmacSha256,

@@ -365,6 +365,64 @@ fn pbmac1(tool: &Path) {
         assert_eq!(code, 1, "{md}: a wrong password");
         assert!(out.is_empty());
     }
+    // Ours with PBMAC1 (HMAC-SHA256, the one OpenSSL has for it), verified by OpenSSL.
+    let (code, _, err) = ours(
+        d,
+        &[
+            "pkcs12",
+            "export",
+            "--key",
+            "server.key",
+            "--cert",
+            "server.pem",
+            "--pbmac1",
+            "--mac",
+            "sha256",
+            "--password-file",
+            "pw",
+            "-o",
+            "ours-pbmac1.p12",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut info = Command::new(tool);
+    info.args(["pkcs12", "-info", "-noout", "-in", "ours-pbmac1.p12"])
+        .args(["-passin", "file:pw"]);
+    let (code, _, err) = run(d, &mut info);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("MAC: PBMAC1"), "{err}");
+    let mut wrong = Command::new(tool);
+    wrong
+        .args(["pkcs12", "-info", "-noout", "-in", "ours-pbmac1.p12"])
+        .args(["-passin", "file:bad"]);
+    assert_ne!(run(d, &mut wrong).0, 0, "OpenSSL took a wrong password");
+    // A key under PBKDF2 with OpenSSL's own hmacWithSM3 number (1.2.156.10197.1.401.3.1).
+    let mut pkcs8 = Command::new(tool);
+    pkcs8
+        .args(["pkcs8", "-topk8", "-in", "server.key", "-v2", "sm4-cbc"])
+        .args([
+            "-v2prf",
+            "hmacWithSM3",
+            "-passout",
+            "file:pw",
+            "-out",
+            "sm3prf.key",
+        ]);
+    let (code, _, err) = run(d, &mut pkcs8);
+    assert_eq!(code, 0, "{err}");
+    let (code, public, err) = ours(
+        d,
+        &[
+            "sm2",
+            "pubkey",
+            "--input",
+            "sm3prf.key",
+            "--password-file",
+            "pw",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(public, public_of(d, tool, "server.key"));
 }
 
 #[test]

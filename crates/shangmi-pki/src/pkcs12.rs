@@ -389,9 +389,11 @@ enum Hmac {
 
 impl Hmac {
     fn from_oid(oid: ObjectIdentifier) -> Option<(Hmac, &'static str)> {
-        use crate::oid::{HMAC_SHA1, HMAC_SHA256, HMAC_SHA384, HMAC_SHA512, HMAC_SM3};
+        use crate::oid::{
+            HMAC_SHA1, HMAC_SHA256, HMAC_SHA384, HMAC_SHA512, HMAC_SM3, HMAC_SM3_OPENSSL,
+        };
         Some(match oid {
-            o if o == HMAC_SM3 => (Hmac::Sm3, "HMAC-SM3"),
+            o if o == HMAC_SM3 || o == HMAC_SM3_OPENSSL => (Hmac::Sm3, "HMAC-SM3"),
             o if o == HMAC_SHA1 => (Hmac::Sha1, "HMAC-SHA1"),
             o if o == HMAC_SHA256 => (Hmac::Sha256, "HMAC-SHA256"),
             o if o == HMAC_SHA384 => (Hmac::Sha384, "HMAC-SHA384"),
@@ -502,6 +504,61 @@ fn pbmac1(
     ))
 }
 
+/// The MacData of a PBMAC1 MAC (RFC 9579) over `data`: PBKDF2 with HMAC-`hash` over the
+/// password as given, then HMAC-`hash` under the 32-byte key. The outer salt and iteration
+/// count are unused placeholders, as RFC 9579 has them and OpenSSL writes them.
+fn pbmac1_data(
+    hash: MacHash,
+    password: &[u8],
+    salt: &[u8],
+    iterations: u32,
+    data: &[u8],
+) -> Result<MacData, Error> {
+    let (hmac, oid) = match hash {
+        MacHash::Sm3 => (Hmac::Sm3, crate::oid::HMAC_SM3),
+        MacHash::Sha256 => (Hmac::Sha256, crate::oid::HMAC_SHA256),
+        MacHash::Sha1 => {
+            return Err(Error::Unsupported(
+                "PBMAC1 with SHA-1 is not written".into(),
+            ));
+        }
+    };
+    if iterations == 0 {
+        return Err(Error::Malformed("PKCS#12 MAC iteration count 0".into()));
+    }
+    const KEY_LEN: u64 = 32;
+    let mut key = Zeroizing::new([0u8; KEY_LEN as usize]);
+    hmac.pbkdf2(password, salt, iterations, &mut key[..]);
+    let hmac_alg = || AlgorithmIdentifierOwned {
+        oid,
+        parameters: Some(Any::null()),
+    };
+    let kdf = Pbkdf2Params {
+        salt: OctetString::new(salt)?,
+        iteration_count: u64::from(iterations),
+        key_length: Some(KEY_LEN),
+        prf: Some(hmac_alg()),
+    };
+    let params = Pbmac1Params {
+        key_derivation_func: AlgorithmIdentifierOwned {
+            oid: crate::oid::PBKDF2,
+            parameters: Some(Any::encode_from(&kdf)?),
+        },
+        message_auth_scheme: hmac_alg(),
+    };
+    Ok(MacData {
+        mac: DigestInfo {
+            algorithm: AlgorithmIdentifierOwned {
+                oid: crate::oid::PBMAC1,
+                parameters: Some(Any::encode_from(&params)?),
+            },
+            digest: OctetString::new(hmac.mac(&key[..], data))?,
+        },
+        mac_salt: OctetString::new(&b"NOT USED"[..])?,
+        iterations: 1,
+    })
+}
+
 fn failed() -> Error {
     Error::Decryption("wrong password, or the file is damaged (the MAC does not verify)".into())
 }
@@ -525,7 +582,7 @@ fn pbes2_name(alg: &Any) -> Result<String, Error> {
             let b = oid.as_bytes();
             text.windows(b.len()).any(|w| w == b)
         };
-        let prf = if has(&crate::oid::HMAC_SM3) {
+        let prf = if has(&crate::oid::HMAC_SM3) || has(&crate::oid::HMAC_SM3_OPENSSL) {
             "hmacWithSM3"
         } else if has(&crate::oid::HMAC_SHA256) {
             "hmacWithSHA256"
@@ -844,6 +901,10 @@ pub struct Pkcs12Params {
     pub mac: MacHash,
     /// The MAC's iterations.
     pub mac_iterations: u32,
+    /// The MAC as PBMAC1 (RFC 9579): HMAC with `mac`'s hash, keyed by PBKDF2 with that HMAC
+    /// over the password as given, instead of PKCS#12's own key derivation. OpenSSL 3.4 and
+    /// 4.0 read it (and write it with `-pbmac1_pbkdf2`); older readers and the JDK do not.
+    pub pbmac1: bool,
 }
 
 impl Pkcs12Params {
@@ -857,6 +918,7 @@ impl Pkcs12Params {
             iterations: 10_000,
             mac: MacHash::Sm3,
             mac_iterations: 10_000,
+            pbmac1: false,
         }
     }
 
@@ -869,6 +931,7 @@ impl Pkcs12Params {
             iterations: 10_000,
             mac: MacHash::Sha256,
             mac_iterations: 10_000,
+            pbmac1: false,
         }
     }
 }
@@ -998,32 +1061,33 @@ pub fn write(
     let safe = infos.to_der()?;
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt).map_err(|e| Error::Crypto(e.to_string()))?;
-    let mac = mac_of(
-        params.mac,
-        password,
-        &salt,
-        u64::from(params.mac_iterations),
-        &safe,
-    )?;
-    let null = |h: MacHash| match h {
-        // SM3's parameters are absent (GM/T); SHA's NULL, as OpenSSL writes them.
-        MacHash::Sm3 => None,
-        _ => Some(Any::null()),
-    };
-    let pfx = Pfx {
-        version: 3,
-        auth_safe: content_info(DATA, Any::encode_from(&OctetString::new(safe)?)?),
-        mac_data: Some(MacData {
+    let mac_data = if params.pbmac1 {
+        pbmac1_data(params.mac, password, &salt, params.mac_iterations, &safe)?
+    } else {
+        let mac = mac_of(
+            params.mac,
+            password,
+            &salt,
+            u64::from(params.mac_iterations),
+            &safe,
+        )?;
+        MacData {
             mac: DigestInfo {
                 algorithm: AlgorithmIdentifierOwned {
                     oid: params.mac.oid(),
-                    parameters: null(params.mac),
+                    // SM3's parameters are absent (GM/T); SHA's NULL, as OpenSSL writes them.
+                    parameters: (params.mac != MacHash::Sm3).then(Any::null),
                 },
                 digest: OctetString::new(mac)?,
             },
             mac_salt: OctetString::new(salt.as_slice())?,
             iterations: u64::from(params.mac_iterations),
-        }),
+        }
+    };
+    let pfx = Pfx {
+        version: 3,
+        auth_safe: content_info(DATA, Any::encode_from(&OctetString::new(safe)?)?),
+        mac_data: Some(mac_data),
     };
     Ok(pfx.to_der()?)
 }
@@ -1041,6 +1105,43 @@ mod tests {
         let salt = [0x0a, 0x58, 0xcf, 0x64, 0x53, 0x0d, 0x82, 0x3f];
         let k = pkcs12_kdf(MacHash::Sha1, &pw, &salt, 1, 1, 24);
         assert_eq!(hex(&k), "8aaae6297b6cb04642ab5b077851284eb7128f1a2a7fbca3");
+    }
+
+    #[test]
+    fn a_pbmac1_keystore_reads_back_and_refuses_a_wrong_password() {
+        let key = shangmi::sm2::SigningKey::random().unwrap();
+        let cert = crate::self_signed(&key, "/CN=pbmac1", &crate::Issue::leaf(1)).unwrap();
+        let cert = der::Encode::to_der(&cert).unwrap();
+        for mac in [MacHash::Sm3, MacHash::Sha256] {
+            let params = Pkcs12Params {
+                iterations: 10,
+                mac,
+                mac_iterations: 10,
+                pbmac1: true,
+                ..Pkcs12Params::sm()
+            };
+            let entry = Pkcs12Entry {
+                key: &key,
+                cert: &cert,
+                name: Some("k"),
+            };
+            let file = write(&[entry], &[], b"pw", params).unwrap();
+            let back = read(&file, b"pw").unwrap();
+            assert!(back.mac.starts_with("PBMAC1"), "{}", back.mac);
+            assert_eq!(back.keys.len(), 1);
+            assert!(matches!(read(&file, b"pW"), Err(Error::Decryption(_))));
+        }
+        let sha1 = Pkcs12Params {
+            mac: MacHash::Sha1,
+            pbmac1: true,
+            ..Pkcs12Params::sm()
+        };
+        let entry = Pkcs12Entry {
+            key: &key,
+            cert: &cert,
+            name: None,
+        };
+        assert!(write(&[entry], &[], b"pw", sha1).is_err());
     }
 
     fn hex(b: &[u8]) -> String {

@@ -15,8 +15,11 @@ pub const SM2_EXCHANGE: Oid = Oid::new_unwrap("1.2.156.10197.1.301.2");
 pub const SM2_ENCRYPT: Oid = Oid::new_unwrap("1.2.156.10197.1.301.3");
 /// SM3.
 pub const SM3: Oid = Oid::new_unwrap("1.2.156.10197.1.401");
-/// HMAC-SM3 (GM/T 0091's PRF for PBKDF2).
+/// HMAC-SM3 (GM/T 0091's PRF for PBKDF2; what GmSSL and shangmi write).
 pub const HMAC_SM3: Oid = Oid::new_unwrap("1.2.156.10197.1.401.2");
+/// HMAC-SM3 as OpenSSL and Tongsuo number it (their `hmacWithSM3`, written by
+/// `openssl pkcs8 -v2prf hmacWithSM3`): read as [`HMAC_SM3`].
+pub const HMAC_SM3_OPENSSL: Oid = Oid::new_unwrap("1.2.156.10197.1.401.3.1");
 /// SM2 signature with SM3: certificates', requests' and CRLs' signature algorithm.
 pub const SM2_WITH_SM3: Oid = Oid::new_unwrap("1.2.156.10197.1.501");
 /// SM4 (some writers use the bare arc for ECB).

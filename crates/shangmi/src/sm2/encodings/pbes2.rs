@@ -16,7 +16,7 @@ use zeroize::Zeroizing;
 
 use crate::oid::{
     AES128_CBC, AES192_CBC, AES256_CBC, HMAC_SHA1, HMAC_SHA224, HMAC_SHA256, HMAC_SHA384,
-    HMAC_SHA512, HMAC_SM3, PBES2, PBKDF2, SM4_CBC,
+    HMAC_SHA512, HMAC_SM3, HMAC_SM3_OPENSSL, PBES2, PBKDF2, SM4_CBC,
 };
 use crate::sm2::encodings::keyfile::{
     KeyFileError, LABEL_ENCRYPTED, malformed, null_or_absent, octets, pem_encode,
@@ -97,7 +97,7 @@ impl ReadPrf {
             return Err(KeyFileError::Malformed("PBKDF2 PRF parameters"));
         }
         Ok(match p.oid {
-            o if o == HMAC_SM3 => ReadPrf::Sm3,
+            o if o == HMAC_SM3 || o == HMAC_SM3_OPENSSL => ReadPrf::Sm3,
             o if o == HMAC_SHA1 => ReadPrf::Sha1,
             o if o == HMAC_SHA224 => ReadPrf::Sha224,
             o if o == HMAC_SHA256 => ReadPrf::Sha256,
