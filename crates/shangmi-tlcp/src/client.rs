@@ -9,13 +9,13 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::codec::{Reader, put_u24, put_vec16};
-use crate::common::{Agreed, Context, Message, Secrets};
+use crate::common::{Context, Message, Secrets};
 use crate::config::{ClientConfig, Peer, Session, verify_pair};
 use crate::conn::random32;
 use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
 use crate::prf;
-use crate::state::{Established, State, unexpected};
+use crate::state::{State, unexpected};
 use crate::suite::{KeyExchange, Suite};
 
 /// Sends the ClientHello: the state that waits for the ServerHello.
@@ -374,21 +374,10 @@ impl State for ExpectFinished {
         }
         let hs = self.hs;
         if !hs.session_id.is_empty() {
-            hs.config.sessions.put(
-                hs.name.as_bytes().to_vec(),
-                Session {
-                    id: hs.session_id,
-                    suite: hs.suite,
-                    master: self.secrets.master,
-                },
-            );
+            let session = self.secrets.into_session(hs.session_id);
+            hs.config.sessions.put(hs.name.into_bytes(), session);
         }
-        cx.agreed = Some(Agreed {
-            suite: hs.suite,
-            resumed: self.resumed,
-            peer_certificates: self.peer_certs,
-        });
-        Ok(Box::new(Established))
+        Ok(cx.complete(hs.suite, self.resumed, self.peer_certs))
     }
 
     fn expects_change_cipher_spec(&self) -> bool {

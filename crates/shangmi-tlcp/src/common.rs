@@ -5,10 +5,12 @@
 use shangmi::sm3::Sm3;
 use zeroize::Zeroizing;
 
+use crate::config::Session;
 use crate::error::Error;
 use crate::messages::{self, MAX_MESSAGE};
 use crate::prf;
 use crate::record::{CHANGE_CIPHER_SPEC, HANDSHAKE, KeyShare, MAX_PLAINTEXT, Protector};
+use crate::state::{Established, State};
 use crate::suite::Suite;
 
 /// What a completed handshake agreed.
@@ -36,6 +38,15 @@ impl Secrets {
     /// The Finished message's verify_data of the client's or the server's side over `hash`.
     pub(crate) fn verify_data(&self, client: bool, hash: &[u8; 32]) -> [u8; 12] {
         prf::verify_data(&self.master, client, hash)
+    }
+
+    /// The session these secrets let a later handshake resume, under `id`.
+    pub(crate) fn into_session(self, id: Vec<u8>) -> Session {
+        Session {
+            id,
+            suite: self.suite,
+            master: self.master,
+        }
     }
 }
 
@@ -165,6 +176,21 @@ impl Context {
     /// Whether the peer's ChangeCipherSpec has switched its records to the new keys.
     pub(crate) fn peer_encrypting(&self) -> bool {
         !self.read.is_null() && self.pending_read.is_none()
+    }
+
+    /// The handshake has completed: what it agreed is kept, and application data may flow.
+    pub(crate) fn complete(
+        &mut self,
+        suite: Suite,
+        resumed: bool,
+        peer_certificates: Vec<Vec<u8>>,
+    ) -> Box<dyn State> {
+        self.agreed = Some(Agreed {
+            suite,
+            resumed,
+            peer_certificates,
+        });
+        Box::new(Established)
     }
 
     /// Checks the peer's Finished (`msg`) against the transcript before it.

@@ -9,14 +9,14 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::codec::{Reader, put_u24, put_vec16};
-use crate::common::{Agreed, Context, Message, Secrets};
-use crate::config::{Peer, ServerConfig, Session, verify_pair, verify_signing};
+use crate::common::{Context, Message, Secrets};
+use crate::config::{Peer, ServerConfig, verify_pair, verify_signing};
 use crate::conn::random32;
 use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
 use crate::prf;
 use crate::record::VERSION;
-use crate::state::{Established, State, unexpected};
+use crate::state::{State, unexpected};
 use crate::suite::{KeyExchange, Suite};
 
 /// The state that waits for a ClientHello.
@@ -372,21 +372,10 @@ impl State for ExpectFinished {
         if !self.resumed {
             cx.send_change_cipher_spec()?;
             cx.send_finished(&self.secrets)?;
-            hs.config.sessions.put(
-                hs.session_id.clone(),
-                Session {
-                    id: hs.session_id,
-                    suite: hs.suite,
-                    master: self.secrets.master,
-                },
-            );
+            let session = self.secrets.into_session(hs.session_id.clone());
+            hs.config.sessions.put(hs.session_id, session);
         }
-        cx.agreed = Some(Agreed {
-            suite: hs.suite,
-            resumed: self.resumed,
-            peer_certificates: self.client_certs,
-        });
-        Ok(Box::new(Established))
+        Ok(cx.complete(hs.suite, self.resumed, self.client_certs))
     }
 
     fn expects_change_cipher_spec(&self) -> bool {

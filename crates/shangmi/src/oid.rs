@@ -88,6 +88,25 @@ const fn put_oid(out: &mut [u8], at: usize, oid: &Oid) -> usize {
     at + 2 + body.len()
 }
 
+/// An AlgorithmIdentifier's contents into `out` at `at`: the position after them.
+const fn put_algorithm(
+    out: &mut [u8],
+    at: usize,
+    oid: &Oid,
+    param: Option<&Oid>,
+    null: bool,
+) -> usize {
+    let mut at = put_oid(out, at, oid);
+    if let Some(p) = param {
+        at = put_oid(out, at, p);
+    }
+    if null {
+        out[at] = 0x05;
+        at += 2;
+    }
+    at
+}
+
 /// An AlgorithmIdentifier's contents in DER, without the outer SEQUENCE, made at compile time
 /// for code that needs the bytes themselves (webpki's algorithm matching, OpenSSL's
 /// parameters): the algorithm `oid`, then as its parameters the OID `param`, or NULL (`null`),
@@ -98,15 +117,8 @@ pub const fn algorithm_contents<const N: usize>(
     null: bool,
 ) -> [u8; N] {
     let mut out = [0u8; N];
-    let mut at = put_oid(&mut out, 0, oid);
-    if let Some(p) = param {
-        at = put_oid(&mut out, at, p);
-    }
-    if null {
-        out[at] = 0x05;
-        at += 2;
-    }
-    assert!(at == N, "N is the encoding's length");
+    let end = put_algorithm(&mut out, 0, oid, param, null);
+    assert!(end == N, "N is the encoding's length");
     out
 }
 
@@ -119,14 +131,7 @@ pub const fn algorithm_identifier<const N: usize>(
     let mut out = [0u8; N];
     out[0] = 0x30;
     out[1] = (N - 2) as u8;
-    let mut at = put_oid(&mut out, 2, oid);
-    if let Some(p) = param {
-        at = put_oid(&mut out, at, p);
-    }
-    if null {
-        out[at] = 0x05;
-        at += 2;
-    }
-    assert!(at == N, "N is the encoding's length");
+    let end = put_algorithm(&mut out, 2, oid, param, null);
+    assert!(end == N, "N is the encoding's length");
     out
 }
