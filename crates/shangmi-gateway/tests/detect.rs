@@ -81,6 +81,11 @@ fn a_tlcp_record_is_tlcp() {
 /// A TLS 1.2 record and hello carrying ECC_SM4_CBC_SM3 and ECDHE_SM4_GCM_SM3 beside
 /// international suites, as the 360 browser offers them.
 fn hello_360() -> Vec<u8> {
+    hello_padded(0)
+}
+
+/// [`hello_360`] with a padding extension (RFC 7685) of `pad` bytes before the server name.
+fn hello_padded(pad: usize) -> Vec<u8> {
     let mut body = vec![0x03, 0x03];
     body.extend([0x11; 32]);
     body.push(0);
@@ -96,7 +101,13 @@ fn hello_360() -> Vec<u8> {
     sni.push(0);
     sni.extend((name.len() as u16).to_be_bytes());
     sni.extend(name);
-    let mut exts = vec![0, 0];
+    let mut exts = Vec::new();
+    if pad > 0 {
+        exts.extend([0, 21]);
+        exts.extend((pad as u16).to_be_bytes());
+        exts.resize(exts.len() + pad, 0);
+    }
+    exts.extend([0, 0]);
     exts.extend((sni.len() as u16).to_be_bytes());
     exts.extend(sni);
     body.extend((exts.len() as u16).to_be_bytes());
@@ -117,6 +128,20 @@ fn tlcp_suites_in_a_tls_hello_are_answered_with_tlcp() {
     assert_eq!(h.server_name.as_deref(), Some("bank.example.cn"));
     assert_eq!(h.choose(true, true, true), Some(Protocol::Tlcp));
     assert_eq!(h.choose(false, true, true), Some(Protocol::International));
+}
+
+/// A first flight over 4 KiB (post-quantum key shares, long padding), whole or in records of
+/// 4 KiB, is read to its end: the server name after the padding is found.
+#[test]
+fn a_hello_over_4_kib_is_read_whole() {
+    let big = hello_padded(6000);
+    assert!(big.len() > 6000);
+    for flight in [big.clone(), reframe(&big, 4096)] {
+        let h = hello(&flight);
+        assert_eq!(h.server_name.as_deref(), Some("bank.example.cn"));
+        assert!(h.tlcp_suites);
+        prefixes_ask_for_more(&flight);
+    }
 }
 
 /// The same handshake message re-framed in records of `size` bytes.
