@@ -15,7 +15,7 @@ use crate::conn::random32;
 use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
 use crate::prf;
-use crate::state::{State, unexpected};
+use crate::state::{State, expect, unexpected};
 use crate::suite::{KeyExchange, Suite};
 
 /// Sends the ClientHello: the state that waits for the ServerHello.
@@ -80,9 +80,7 @@ impl State for ExpectServerHello {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::SERVER_HELLO {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::SERVER_HELLO)?;
         let sh = ServerHello::parse(msg.body())?;
         let suite = Suite::from_id(sh.suite)
             .filter(|s| self.offered.contains(s))
@@ -135,9 +133,7 @@ impl State for ExpectCertificate {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::CERTIFICATE {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::CERTIFICATE)?;
         let certs = messages::parse_certificates(msg.body())?;
         let (sign, enc) = verify_pair(
             &self.hs.config.verifier,
@@ -167,9 +163,7 @@ impl State for ExpectServerKeyExchange {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::SERVER_KEY_EXCHANGE {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::SERVER_KEY_EXCHANGE)?;
         let body = msg.body();
         let mut r = Reader::new(body);
         let mut tbs = Vec::with_capacity(64 + 1024);
@@ -364,9 +358,7 @@ impl State for ExpectFinished {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::FINISHED {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::FINISHED)?;
         cx.check_finished(&self.secrets, &msg)?;
         if self.resumed {
             cx.send_change_cipher_spec()?;

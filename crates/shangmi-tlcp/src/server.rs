@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::messages::{self, ClientHello, ServerHello};
 use crate::prf;
 use crate::record::VERSION;
-use crate::state::{State, unexpected};
+use crate::state::{State, expect};
 use crate::suite::{KeyExchange, Suite};
 
 /// The state that waits for a ClientHello.
@@ -51,9 +51,7 @@ impl State for ExpectClientHello {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::CLIENT_HELLO {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::CLIENT_HELLO)?;
         let (hello, version) = ClientHello::parse(msg.body())?;
         if version != VERSION {
             return Err(Error::ProtocolVersion(version));
@@ -186,9 +184,7 @@ impl State for ExpectCertificate {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::CERTIFICATE {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::CERTIFICATE)?;
         let certs = messages::parse_certificates(msg.body())?;
         if certs.is_empty() {
             return Err(Error::Certificate(
@@ -229,9 +225,7 @@ impl State for ExpectClientKeyExchange {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::CLIENT_KEY_EXCHANGE {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::CLIENT_KEY_EXCHANGE)?;
         let me = *self;
         let pms = client_key_exchange(&me.hs, me.ephemeral, me.client.as_ref(), msg.body())?;
         cx.add(&msg);
@@ -329,9 +323,7 @@ impl State for ExpectCertificateVerify {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::CERTIFICATE_VERIFY {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::CERTIFICATE_VERIFY)?;
         let mut r = Reader::new(msg.body());
         let sig = messages::parse_signature(&mut r, "certificate verify")?;
         let sig = Signature::from_der(sig).map_err(|_| Error::Decode("certificate verify"))?;
@@ -364,9 +356,7 @@ impl State for ExpectFinished {
         cx: &mut Context,
         msg: Message<'_>,
     ) -> Result<Box<dyn State>, Error> {
-        if msg.typ != messages::FINISHED {
-            return Err(unexpected(cx));
-        }
+        expect(cx, &msg, messages::FINISHED)?;
         cx.check_finished(&self.secrets, &msg)?;
         let hs = self.hs;
         if !self.resumed {

@@ -36,6 +36,15 @@ impl State for Established {
     }
 }
 
+/// `Ok` when `msg` is of the type `typ` the state expects, the out-of-order error otherwise.
+pub(crate) fn expect(cx: &Context, msg: &Message<'_>, typ: u8) -> Result<(), Error> {
+    if msg.typ == typ {
+        Ok(())
+    } else {
+        Err(unexpected(cx))
+    }
+}
+
 /// The error for a message the current state does not expect.
 pub(crate) fn unexpected(cx: &Context) -> Error {
     Error::UnexpectedMessage(if cx.client {
