@@ -8,5 +8,7 @@
 # Run it on an otherwise idle machine: other load is noise the test has to see through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --quiet --locked -p shangmi --test timing -- --ignored --test-threads=1 --nocapture
-cargo test --quiet --locked -p shangmi-tlcp --test timing -- --ignored --test-threads=1 --nocapture
+# --workspace, not -p: features then resolve as in the test command's build, whose binaries
+# this reuses (a -p build resolves fewer features and recompiles the library). Both crates'
+# `timing` targets run, one after the other.
+cargo test --quiet --locked --workspace --test timing -- --ignored --test-threads=1 --nocapture

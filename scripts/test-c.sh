@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cc=${CC:-cc}
-cargo test --quiet --locked -p shangmi-capi --test header
+# --workspace (only shangmi-capi has a `header` test): the test command's build is reused.
+cargo test --quiet --locked --workspace --test header
 target=${CARGO_TARGET_DIR:-target}
 out=$target/c-tests
 mkdir -p "$out"
