@@ -234,9 +234,10 @@ if o4=$(scripts/peers/build.sh openssl4 2>"$work/o4-build.log"); then
   done
 
   # Against shangmi's own RFC 8998 (rustls with shangmi's provider) both ways.
-  # The command as the test command's Rust suite built it (that build is reused; a separate
-  # `cargo build -p shangmi-cli` would compile everything again in another profile).
-  cargo test --quiet --locked --workspace --no-run
+  # The command as the test command's Rust suite builds it (reused after that suite; a
+  # `cargo build -p shangmi-cli` would compile everything again in another profile). One of
+  # the command's test targets is enough to have its binary built.
+  cargo test --quiet --locked --workspace --no-run --test sm3_cli
   shangmi=${CARGO_TARGET_DIR:-target}/debug/shangmi
   rm -f "$t"/served.*
   SHANGMI_PROVIDER_SERVED="$t/served.server" OPENSSL_CONF=$work/prefer.cnf "$o4" s_server \
