@@ -301,23 +301,16 @@ fn gmtls_tlcp_client_with_and_without_certificates() {
 
 #[test]
 fn bctls_rfc8998_client() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/bctls");
-    let built = Command::new("mvn")
-        .args(["-q", "-B", "package", "-DskipTests"])
-        .current_dir(&dir)
-        .output();
-    if !matches!(&built, Ok(o) if o.status.success()) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true and bctls cannot be built: {built:?}"
-        );
-        return;
-    }
-    let cp = format!(
-        "{}:{}/*",
-        dir.join("target/bctls-peer-0.1.0.jar").display(),
-        dir.join("target/lib").display()
-    );
+    let cp = match shangmi_testkit::maven::peer_classpath("bctls") {
+        Ok(cp) => cp,
+        Err(e) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true and bctls cannot be built: {e}"
+            );
+            return;
+        }
+    };
     let s = setup();
     for (suite, name) in [("gcm", "TLS_SM4_GCM_SM3"), ("ccm", "TLS_SM4_CCM_SM3")] {
         // The peer sends its message and a newline, then prints the first line back: the

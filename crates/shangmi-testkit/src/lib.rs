@@ -2,3 +2,4 @@
 //! no library should carry.
 
 pub mod der_edit;
+pub mod maven;

@@ -5,7 +5,6 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Under CI=true a peer that cannot be built fails the test; elsewhere it is skipped.
@@ -410,30 +409,13 @@ pub fn run_with(dir: &Path, cmd: &mut Command, stdin: &[u8], limit: Duration) ->
     }
 }
 
-/// The classpath of BouncyCastle's TLS peer (interop/bctls, built with Maven once per test
-/// binary; Maven caches the jars outside the repository).
+/// The classpath of BouncyCastle's TLS peer (interop/bctls, built with Maven when its files
+/// changed; Maven caches the jars outside the repository).
 pub fn bctls() -> Option<String> {
-    static CP: OnceLock<Option<String>> = OnceLock::new();
-    CP.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/bctls");
-        match Command::new("mvn")
-            .args(["-q", "-B", "package", "-DskipTests"])
-            .current_dir(&dir)
-            .output()
-        {
-            Ok(o) if o.status.success() => {
-                let target = dir.join("target");
-                Some(format!(
-                    "{}:{}/*",
-                    target.join("bctls-peer-0.1.0.jar").display(),
-                    target.join("lib").display()
-                ))
-            }
-            Ok(o) => unavailable("BouncyCastle bctls", &String::from_utf8_lossy(&o.stdout)),
-            Err(e) => unavailable("BouncyCastle bctls (mvn)", &e.to_string()),
-        }
-    })
-    .clone()
+    match shangmi_testkit::maven::peer_classpath("bctls") {
+        Ok(cp) => Some(cp),
+        Err(e) => unavailable("BouncyCastle bctls", &e.to_string()),
+    }
 }
 
 /// `java Peer args...` from the bctls classpath.

@@ -42,29 +42,17 @@ pub fn run(peer: &Path, dir: &Path, args: &[&str]) -> bool {
     o.status.success()
 }
 
-/// The classpath of BouncyCastle's PKI peer (`interop/bcpkix`, built with Maven once per test
-/// binary), or None where Maven or Java is absent outside CI (under CI=true that fails).
+/// The classpath of BouncyCastle's PKI peer (`interop/bcpkix`, built with Maven when its
+/// files changed), or None where Maven is absent outside CI (under CI=true that fails).
 pub fn bcpkix() -> Option<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/bcpkix");
-    match Command::new("mvn")
-        .args(["-q", "-B", "package", "-DskipTests"])
-        .current_dir(&dir)
-        .output()
-    {
-        Ok(o) if o.status.success() => Some(format!(
-            "{}:{}/*",
-            dir.join("target/bcpkix-peer-0.1.0.jar").display(),
-            dir.join("target/lib").display()
-        )),
-        Ok(o) => panic!(
-            "building the BouncyCastle peer: {}",
-            String::from_utf8_lossy(&o.stdout)
-        ),
-        Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
+    use shangmi_testkit::maven::{PeerError, peer_classpath};
+    match peer_classpath("bcpkix") {
+        Ok(cp) => Some(cp),
+        Err(PeerError::NoMaven(e)) if std::env::var("CI").as_deref() != Ok("true") => {
             eprintln!("mvn is not available ({e}): the BouncyCastle interop test is skipped");
             None
         }
-        Err(e) => panic!("CI=true and mvn is not available: {e}"),
+        Err(e) => panic!("the BouncyCastle peer: {e}"),
     }
 }
 
