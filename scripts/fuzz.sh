@@ -40,20 +40,40 @@ cargo +nightly build --quiet --release --locked --manifest-path fuzz/Cargo.toml 
   --target "$host" --target-dir fuzz/target --bins
 bin=fuzz/target/$host/release
 
-for t in "${targets[@]}"; do
+# One target: its summary line, or on a crash the log's tail and a marker file for the end.
+fuzz_one() {
+  local t=$1 log runs cov
   mkdir -p "fuzz/corpus-local/$t" "fuzz/artifacts/$t"
   log=$(mktemp)
   if ! "$bin/$t" "fuzz/corpus-local/$t" "fuzz/seeds/$t" -max_total_time="$seconds" \
       -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1; then
-    tail -n 60 "$log" >&2
-    echo "FAIL: fuzz target $t found a crash; its input is in fuzz/artifacts/$t/." >&2
-    echo "Fix it, and copy the input into fuzz/regressions/$t/ so the tests keep it fixed." >&2
+    {
+      tail -n 60 "$log"
+      echo "FAIL: fuzz target $t found a crash; its input is in fuzz/artifacts/$t/."
+      echo "Fix it, and copy the input into fuzz/regressions/$t/ so the tests keep it fixed."
+    } >&2
+    touch "$failed/$t"
     rm -f "$log"
-    exit 1
+    return
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*' || true)
   echo "fuzz $t: ${seconds} s, ${runs:-?} runs, coverage ${cov:-?}, no crash"
   rm -f "$log"
+}
+
+# libFuzzer runs one process per target on one core: as many targets at a time as there are
+# cores, each given the whole time.
+failed=$(mktemp -d)
+trap 'rm -rf "$failed"' EXIT
+parallel=$(nproc)
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  fuzz_one "$t" &
 done
+wait
+if [ -n "$(ls -A "$failed")" ]; then
+  echo "FAIL: fuzz targets that crashed: $(cd "$failed" && echo *)" >&2
+  exit 1
+fi
