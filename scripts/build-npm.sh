@@ -46,21 +46,28 @@ mkdir -p "$build" "$pkg"
 
 # Two modules: scalar, and with SIMD128 (SM4's bitsliced kernel on 128-bit planes), picked at
 # load by whether the engine validates a SIMD instruction. The host's compiler flags (frame
-# pointers, target-cpu) are not the modules'.
-build() { # target dir, extra rustflags
+# pointers, target-cpu) are not the modules'. One target directory for both: the flags apply
+# to wasm32 units only, so the two builds share their proc-macros and build scripts and keep
+# their own std and library. std without its default features: wasm32-unknown-unknown has no
+# backtraces to symbolise, and its build then skips their DWARF readers.
+modules=$build/modules
+build() { # module name, extra rustflags
   env -u CARGO_BUILD_RUSTFLAGS RUSTFLAGS="$2" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
     /usr/bin/cargo build -q --release --target wasm32-unknown-unknown \
-    -Z build-std=std,panic_abort --manifest-path wasm/Cargo.toml --target-dir "$1"
+    -Z build-std=std,panic_abort -Z build-std-features= --manifest-path wasm/Cargo.toml \
+    --target-dir target/wasm
+  cp target/wasm/wasm32-unknown-unknown/release/shangmi_wasm.wasm "$modules/$1/shangmi_wasm.wasm"
 }
-build target/wasm ""
-build target/wasm-simd "-C target-feature=+simd128"
+mkdir -p "$modules/scalar" "$modules/simd"
+build scalar ""
+build simd "-C target-feature=+simd128"
 for target in web nodejs; do
   dir=$pkg/${target%js}
   "$BINDGEN" --remove-name-section --remove-producers-section --target $target --out-dir "$dir" \
-    target/wasm/wasm32-unknown-unknown/release/shangmi_wasm.wasm
+    "$modules/scalar/shangmi_wasm.wasm"
   # The same exports and imports, so the same glue: only the module file differs.
   "$BINDGEN" --remove-name-section --remove-producers-section --target $target --out-dir "$build/$target" \
-    target/wasm-simd/wasm32-unknown-unknown/release/shangmi_wasm.wasm
+    "$modules/simd/shangmi_wasm.wasm"
   cmp -s "$dir/shangmi_wasm.js" "$build/$target/shangmi_wasm.js" ||
     { echo "build-npm: the SIMD module's glue differs from the scalar one's" >&2; exit 1; }
   cp "$build/$target/shangmi_wasm_bg.wasm" "$dir/shangmi_wasm_simd_bg.wasm"
