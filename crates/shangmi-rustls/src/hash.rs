@@ -1,8 +1,7 @@
-//! SM3 as rustls' transcript hash, and HMAC-SM3 under the TLS 1.3 key schedule's HKDF.
+//! SM3 as rustls' transcript hash.
 
 use rustls::crypto::hash::{self, HashAlgorithm};
-use rustls::crypto::hmac;
-use shangmi::sm3::{HmacSm3, Sm3};
+use shangmi::sm3::Sm3;
 
 /// The hash byte of sm2sig_sm3 (0x0708); IANA's TLS HashAlgorithm registry has no SM3, and
 /// rustls compares the value only to decide which sessions may resume under which suite.
@@ -16,10 +15,16 @@ pub(crate) static SM3: Sm3Hash = Sm3Hash;
 
 impl hash::Hash for Sm3Hash {
     fn start(&self) -> Box<dyn hash::Context> {
-        Box::new(Sm3Context(Sm3::new()))
+        Box::new(Sm3Context {
+            sm3: Sm3::new(),
+            fed: false,
+        })
     }
 
     fn hash(&self, data: &[u8]) -> hash::Output {
+        if data.is_empty() {
+            return hash::Output::new(&crate::hkdf::EMPTY_HASH);
+        }
         hash::Output::new(&shangmi::sm3::hash(data))
     }
 
@@ -32,58 +37,38 @@ impl hash::Hash for Sm3Hash {
     }
 }
 
-struct Sm3Context(Sm3);
+/// A transcript hash; `fed` once any byte was absorbed. The key schedule hashes the empty
+/// string two or three times a handshake (`Derive-Secret(., ., "")`), answered with the
+/// constant: rustls takes it from the hash's algorithm, which knows SHA-2 but not SM3.
+struct Sm3Context {
+    sm3: Sm3,
+    fed: bool,
+}
 
 impl hash::Context for Sm3Context {
     fn fork_finish(&self) -> hash::Output {
-        hash::Output::new(&self.0.clone().finalize())
+        if !self.fed {
+            return hash::Output::new(&crate::hkdf::EMPTY_HASH);
+        }
+        hash::Output::new(&self.sm3.clone().finalize())
     }
 
     fn fork(&self) -> Box<dyn hash::Context> {
-        Box::new(Sm3Context(self.0.clone()))
+        Box::new(Sm3Context {
+            sm3: self.sm3.clone(),
+            fed: self.fed,
+        })
     }
 
     fn finish(self: Box<Self>) -> hash::Output {
-        hash::Output::new(&self.0.finalize())
+        if !self.fed {
+            return hash::Output::new(&crate::hkdf::EMPTY_HASH);
+        }
+        hash::Output::new(&self.sm3.finalize())
     }
 
     fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-}
-
-/// HMAC-SM3, which RFC 8998's suites use in HKDF.
-pub(crate) struct HmacSm3Alg;
-
-/// The one HMAC-SM3 rustls sees.
-pub(crate) static HMAC_SM3: HmacSm3Alg = HmacSm3Alg;
-
-impl hmac::Hmac for HmacSm3Alg {
-    fn with_key(&self, key: &[u8]) -> Box<dyn hmac::Key> {
-        Box::new(HmacKey(HmacSm3::new(key)))
-    }
-
-    fn hash_output_len(&self) -> usize {
-        32
-    }
-}
-
-/// The keyed state before any data: each tag starts from a clone of it, so the key's two
-/// padded blocks are hashed once per key, not once per tag.
-struct HmacKey(HmacSm3);
-
-impl hmac::Key for HmacKey {
-    fn sign_concat(&self, first: &[u8], middle: &[&[u8]], last: &[u8]) -> hmac::Tag {
-        let mut mac = self.0.clone();
-        mac.update(first);
-        for part in middle {
-            mac.update(part);
-        }
-        mac.update(last);
-        hmac::Tag::new(&mac.finalize())
-    }
-
-    fn tag_len(&self) -> usize {
-        32
+        self.fed |= !data.is_empty();
+        self.sm3.update(data);
     }
 }

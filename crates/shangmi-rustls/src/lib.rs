@@ -52,6 +52,7 @@ struct ReadmeDoctests;
 mod aead;
 mod files;
 mod hash;
+mod hkdf;
 mod hybrid;
 mod kx;
 mod resolve;
@@ -59,7 +60,6 @@ mod sign;
 mod ticket;
 mod verify;
 
-use rustls::crypto::tls13::HkdfUsingHmac;
 use rustls::crypto::{CryptoProvider, GetRandomFailed, SecureRandom, WebPkiSupportedAlgorithms};
 use rustls::{CipherSuite, SupportedCipherSuite, Tls13CipherSuite};
 
@@ -87,7 +87,7 @@ pub static TLS13_SM4_GCM_SM3: SupportedCipherSuite =
             // A 128-bit block cipher in GCM: AES-128-GCM's record limit (RFC 8446 section 5.5).
             confidentiality_limit: 1 << 24,
         },
-        hkdf_provider: &HkdfUsingHmac(&hash::HMAC_SM3),
+        hkdf_provider: &hkdf::HKDF_SM3,
         aead_alg: &aead::Sm4Aead::Gcm,
         quic: None,
     });
@@ -102,7 +102,7 @@ pub static TLS13_SM4_CCM_SM3: SupportedCipherSuite =
             // (AES-CCM's analysis, RFC 9147 section 4.5.3): half as many records.
             confidentiality_limit: 1 << 23,
         },
-        hkdf_provider: &HkdfUsingHmac(&hash::HMAC_SM3),
+        hkdf_provider: &hkdf::HKDF_SM3,
         aead_alg: &aead::Sm4Aead::Ccm,
         quic: None,
     });

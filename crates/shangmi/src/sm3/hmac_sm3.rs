@@ -88,10 +88,27 @@ impl HmacSm3 {
         let compressor = self.inner.compressor();
         let fresh = Sm3::from_state(compressor, self.ipad_state, 1);
         let mut inner = core::mem::replace(&mut self.inner, fresh).finalize();
-        let mut outer = Sm3::from_state(compressor, self.opad_state, 1);
-        outer.update(&inner);
+        let tag = self.outer(compressor, &inner);
         inner.zeroize();
-        outer.finalize()
+        tag
+    }
+
+    /// The outer hash of an inner digest: one block after the opad one, padded in place
+    /// rather than through a streaming hasher (two HMAC blocks in a TLS key derivation, so
+    /// the hasher's copies and wipes would be a fair part of it).
+    fn outer(&self, compressor: Compressor, inner: &[u8; DIGEST_SIZE]) -> [u8; DIGEST_SIZE] {
+        let mut block = [0u8; BLOCK_SIZE];
+        block[..DIGEST_SIZE].copy_from_slice(inner);
+        block[DIGEST_SIZE] = 0x80;
+        let bits = ((BLOCK_SIZE + DIGEST_SIZE) as u64 * 8).to_be_bytes();
+        block[BLOCK_SIZE - 8..].copy_from_slice(&bits);
+        let mut state = self.opad_state;
+        compressor.compress(&mut state, core::slice::from_ref(&block));
+        let mut tag = [0u8; DIGEST_SIZE];
+        super::write_digest(&state, &mut tag);
+        crate::ct::wipe(&mut block);
+        state.zeroize();
+        tag
     }
 
     /// The tag of `prefix || data[..len]` (the MAC's own state is not used or changed), where
@@ -171,10 +188,9 @@ impl HmacSm3 {
             o.copy_from_slice(&w.to_be_bytes());
         }
         chosen.zeroize();
-        let mut outer = Sm3::from_state(compressor, self.opad_state, 1);
-        outer.update(&inner);
+        let tag = self.outer(compressor, &inner);
         inner.zeroize();
-        outer.finalize()
+        tag
     }
 
     /// Forgets the message absorbed so far; the key is kept.
