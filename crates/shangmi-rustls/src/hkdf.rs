@@ -117,9 +117,12 @@ impl Expander {
             known: None,
         })
     }
+}
 
-    fn is_known(&self, c: &NoPsk, info: &[&[u8]]) -> bool {
-        let mut rest = c.derived_info.as_slice();
+impl NoPsk {
+    /// Whether `info`, joined, is the HkdfLabel of the `derived` secret.
+    fn is_derived_info(&self, info: &[&[u8]]) -> bool {
+        let mut rest = self.derived_info.as_slice();
         for part in info {
             match rest.split_at_checked(part.len()) {
                 Some((head, tail)) if head == *part => rest = tail,
@@ -137,7 +140,7 @@ impl HkdfExpander for Expander {
         }
         if let Some(c) = self.known
             && output.len() == HASH_LEN
-            && self.is_known(c, info)
+            && c.is_derived_info(info)
         {
             output.copy_from_slice(&c.derived);
             return Ok(());
@@ -197,7 +200,9 @@ impl Hkdf for Sm3Hkdf {
     }
 
     fn hmac_sign(&self, key: &OkmBlock, message: &[u8]) -> hmac::Tag {
-        let mut t = tag(&HmacSm3::new(key.as_ref()), &[message]);
+        let mut mac = HmacSm3::new(key.as_ref());
+        mac.update(message);
+        let mut t = mac.finalize();
         let out = hmac::Tag::new(&t);
         t.zeroize();
         out

@@ -93,20 +93,18 @@ impl HmacSm3 {
         tag
     }
 
-    /// The outer hash of an inner digest: one block after the opad one, padded in place
-    /// rather than through a streaming hasher (two HMAC blocks in a TLS key derivation, so
-    /// the hasher's copies and wipes would be a fair part of it).
+    /// The outer hash of an inner digest: its one padded block after the opad one, without a
+    /// streaming hasher (two HMAC blocks in a TLS key derivation, so the hasher's copies and
+    /// wipes would be a fair part of it).
     fn outer(&self, compressor: Compressor, inner: &[u8; DIGEST_SIZE]) -> [u8; DIGEST_SIZE] {
-        let mut block = [0u8; BLOCK_SIZE];
-        block[..DIGEST_SIZE].copy_from_slice(inner);
-        block[DIGEST_SIZE] = 0x80;
-        let bits = ((BLOCK_SIZE + DIGEST_SIZE) as u64 * 8).to_be_bytes();
-        block[BLOCK_SIZE - 8..].copy_from_slice(&bits);
+        let mut tail = [[0u8; BLOCK_SIZE]; 2];
+        let bits = (BLOCK_SIZE + DIGEST_SIZE) as u64 * 8;
+        let n = super::pad(inner, bits, &mut tail);
         let mut state = self.opad_state;
-        compressor.compress(&mut state, core::slice::from_ref(&block));
+        compressor.compress(&mut state, &tail[..n]);
         let mut tag = [0u8; DIGEST_SIZE];
         super::write_digest(&state, &mut tag);
-        crate::ct::wipe(&mut block);
+        crate::ct::wipe(&mut tail.as_flattened_mut()[..n * BLOCK_SIZE]);
         state.zeroize();
         tag
     }
