@@ -9,6 +9,16 @@ pub(crate) mod mul;
 pub(crate) mod point;
 pub(super) mod safegcd;
 pub(crate) mod scalar;
+/// The instructions the IFMA lanes run: the CPU's, or in the unit tests scalar stand-ins.
+#[cfg(target_arch = "x86_64")]
+mod x86_ifma_arch {
+    #[cfg(test)]
+    pub(super) use super::x86_ifma_emulated::*;
+    #[cfg(not(test))]
+    pub(super) use core::arch::x86_64::*;
+}
+#[cfg(all(target_arch = "x86_64", test))]
+mod x86_ifma_emulated;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_field;
 #[cfg(target_arch = "x86_64")]

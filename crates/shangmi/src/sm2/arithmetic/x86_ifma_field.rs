@@ -12,8 +12,11 @@
 //! (`fold`). Every operation is the same instructions for every value: the comb of secret
 //! nonces runs on it.
 #![allow(unsafe_code)]
+// The unit tests run this on stand-ins for the instructions (see `x86_ifma_arch`), as plain
+// functions whose calls need no `unsafe` (and whose closures clippy would shorten).
+#![cfg_attr(test, allow(unused_unsafe, clippy::redundant_closure))]
 
-use core::arch::x86_64::*;
+use super::x86_ifma_arch::*;
 
 use zeroize::Zeroize;
 
@@ -67,14 +70,14 @@ pub(super) type V = __m512i;
 #[derive(Clone, Copy)]
 pub(super) struct F(pub(super) [V; 5]);
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn splat(c: &[u64; 5]) -> F {
     F(c.map(|v| _mm512_set1_epi64(v as i64)))
 }
 
 /// Carries every limb into the next (arithmetic shifts: limbs may be negative), leaving limbs
 /// 0..4 in [0, 2^52) and the rest, with the sign, in limb 4.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn normalize(mut x: [V; 5]) -> [V; 5] {
     let mask = _mm512_set1_epi64(MASK52 as i64);
     for k in 0..4 {
@@ -85,7 +88,7 @@ fn normalize(mut x: [V; 5]) -> [V; 5] {
 }
 
 /// x - m where that is not negative, else x, per lane (x normalized, m a constant).
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
     let d = normalize(core::array::from_fn(|k| {
         _mm512_sub_epi64(x[k], _mm512_set1_epi64(m[k] as i64))
@@ -102,7 +105,7 @@ fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
 /// (-2^212, 2^256 + 2^212), and 2^256 = c = 2^224 + 2^96 - 2^64 + 1 mod p, so v = l + h c:
 /// below 2^256 + 2^230 < 2p, and positive (v itself for h = 0; for h = -1, v < 2^212 and the
 /// sum is v + p). No comparison: a shift, a mask, four shifted additions and one carry pass.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn fold(mut x: [V; 5]) -> F {
     let h = _mm512_srai_epi64::<48>(x[4]);
     x[4] = _mm512_and_si512(x[4], _mm512_set1_epi64((1 << 48) - 1));
@@ -113,7 +116,7 @@ fn fold(mut x: [V; 5]) -> F {
     F(normalize(x))
 }
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn sub(a: &F, b: &F) -> F {
     fold(core::array::from_fn(|k| {
         let t = _mm512_sub_epi64(a.0[k], b.0[k]);
@@ -122,20 +125,20 @@ pub(super) fn sub(a: &F, b: &F) -> F {
 }
 
 /// 3a for a below 2p, below 2p.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn times3(a: &F) -> F {
     fold(a.0.map(|l| _mm512_add_epi64(l, _mm512_slli_epi64::<1>(l))))
 }
 
 /// 2^S a for a below 2p (S <= 3: below 16p < 2^261), below 2p.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn shl<const S: u32>(a: &F) -> F {
     fold(a.0.map(|l| _mm512_slli_epi64::<S>(l)))
 }
 
 /// a b 2^-260 mod p, below 2p, for a, b below 4p.
 #[inline]
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn mul(a: &F, b: &F) -> F {
     let z = _mm512_setzero_si512();
     let mut t = [z; 10];
@@ -151,7 +154,7 @@ pub(super) fn mul(a: &F, b: &F) -> F {
 /// a^2 2^-260 mod p, below 2p, for a below 4p: each cross product once, doubled by a shift
 /// of the partial sums (a limb doubled first would lose its top bit to the 52-bit inputs).
 #[inline]
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn sqr(a: &F) -> F {
     let z = _mm512_setzero_si512();
     let mut t = [z; 10];
@@ -171,7 +174,7 @@ pub(super) fn sqr(a: &F) -> F {
 
 /// Montgomery reduction of a product's ten partial sums: t 2^-260 mod p, below 2p.
 #[inline]
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn redc(mut t: [V; 10]) -> F {
     let mask = _mm512_set1_epi64(MASK52 as i64);
     let p1 = _mm512_set1_epi64(P52[1] as i64);
@@ -195,7 +198,7 @@ fn redc(mut t: [V; 10]) -> F {
 }
 
 /// p - y for y below p (the negation of a table coordinate).
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn neg_canonical(y: &F) -> F {
     F(normalize(core::array::from_fn(|k| {
         _mm512_sub_epi64(_mm512_set1_epi64(P52[k] as i64), y.0[k])
@@ -203,12 +206,12 @@ pub(super) fn neg_canonical(y: &F) -> F {
 }
 
 /// The normalized value below 2p, reduced below p.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn canonical(x: &F) -> F {
     sub_if_ge(x.0, &P52)
 }
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn blend(k: __mmask8, a: &F, b: &F) -> F {
     F(core::array::from_fn(|c| {
         _mm512_mask_blend_epi64(k, a.0[c], b.0[c])
@@ -225,7 +228,7 @@ pub(super) fn from_mont256(v: &[u64; 4]) -> [u64; 5] {
 }
 
 /// Lane l holds `limbs[l]`.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn load(limbs: &[[u64; 5]; 8]) -> F {
     F(core::array::from_fn(|k| {
         let column: [u64; 8] = core::array::from_fn(|l| limbs[l][k]);
@@ -235,7 +238,7 @@ pub(super) fn load(limbs: &[[u64; 5]; 8]) -> F {
 }
 
 /// Per lane, the value in the Montgomery form of `field` (x 2^256), fully reduced.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn store_mont256(v: &F) -> [[u64; 4]; 8] {
     let v = canonical(&mul(v, &splat(&TO_R256)));
     let mut limbs = [[0u64; 8]; 5];
@@ -249,7 +252,7 @@ pub(super) fn store_mont256(v: &F) -> [[u64; 4]; 8] {
 }
 
 /// a + b below 4p with normalized limbs: fit for a product's input, not for another sum.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn add_lazy(a: &F, b: &F) -> F {
     F(normalize(core::array::from_fn(|k| {
         _mm512_add_epi64(a.0[k], b.0[k])
@@ -257,7 +260,7 @@ pub(super) fn add_lazy(a: &F, b: &F) -> F {
 }
 
 /// a - b + 2p, below 4p with normalized limbs: as [`add_lazy`].
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn sub_lazy(a: &F, b: &F) -> F {
     F(normalize(core::array::from_fn(|k| {
         let t = _mm512_sub_epi64(a.0[k], b.0[k]);
@@ -266,7 +269,7 @@ pub(super) fn sub_lazy(a: &F, b: &F) -> F {
 }
 
 /// The lanes whose value (normalized, below 2p) is 0 mod p.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 pub(super) fn is_zero(x: &F) -> __mmask8 {
     let c = canonical(x);
     let any =
@@ -304,10 +307,6 @@ mod tests {
     /// (0, 1, p - 1), through the conversions in and out of the lanes.
     #[test]
     fn lanes_match_the_portable_field() {
-        let Some(_) = crate::cpu::Avx512::get().and_then(|t| t.with_ifma()) else {
-            eprintln!("no AVX512-IFMA here: lane field not tested");
-            return;
-        };
         let soft = |v: [u64; 4]| Fe::from_canonical(Soft, v);
         let p1 = [P[0] - 1, P[1], P[2], P[3]];
         let mut seed = [1u8; 32];
@@ -331,7 +330,7 @@ mod tests {
             }
             let a: [Fe<Soft>; 8] = core::array::from_fn(|l| soft(vals[l]));
             let b: [Fe<Soft>; 8] = core::array::from_fn(|l| soft(vals[8 + l]));
-            // SAFETY: AVX512-IFMA is present (checked above).
+            // SAFETY: in the unit tests these are plain functions on stand-ins (`x86_ifma_arch`).
             let got = unsafe {
                 let la = load(&core::array::from_fn(|l| from_mont256(&a[l].mont_limbs())));
                 let lb = load(&core::array::from_fn(|l| from_mont256(&b[l].mont_limbs())));

@@ -13,8 +13,11 @@
 //! signatures built for it) is reported rather than computed, and its caller takes the
 //! single-verification path for it; every other lane is exact.
 #![allow(unsafe_code)]
+// The unit tests run this on stand-ins for the instructions (see `x86_ifma_arch`), as plain
+// functions whose calls need no `unsafe`.
+#![cfg_attr(test, allow(unused_unsafe))]
 
-use core::arch::x86_64::*;
+use super::x86_ifma_arch::*;
 
 use crate::cpu::Avx512Ifma;
 use crate::sm2::arithmetic::mul::booth;
@@ -55,7 +58,7 @@ struct Pt {
 
 /// 2P with a = -3: 4M + 4S (Z3 = 2 Y Z, a product where (Y + Z)^2 - gamma - delta would take a
 /// square and two subtractions).
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn double(p: &Pt) -> Pt {
     let delta = sqr(&p.z);
     let gamma = sqr(&p.y);
@@ -74,7 +77,7 @@ fn double(p: &Pt) -> Pt {
 
 /// p + q (12M + 4S) for p, q not at infinity, and the lanes where their x's agree (p = +-q),
 /// whose result is not the sum.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
     let z1z1 = sqr(&p.z);
     let z2z2 = sqr(&q.z);
@@ -98,7 +101,7 @@ fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
     (sum, is_zero(&h))
 }
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn select(k: __mmask8, a: &Pt, b: &Pt) -> Pt {
     Pt {
         x: blend(k, &a.x, &b.x),
@@ -110,7 +113,7 @@ fn select(k: __mmask8, a: &Pt, b: &Pt) -> Pt {
 /// P..16P per lane, each as 15 limb rows (X, Y, Z) of eight lanes: the gather's layout.
 type Table = [[V; 15]; 16];
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn store_entry(row: &mut [V; 15], p: &Pt) {
     for (c, v) in [p.x, p.y, p.z].iter().enumerate() {
         row[5 * c..5 * c + 5].copy_from_slice(&v.0);
@@ -118,7 +121,7 @@ fn store_entry(row: &mut [V; 15], p: &Pt) {
 }
 
 /// Per lane, entry `idx` (0..16) of that lane's table, its y negated where `negative`.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn entry(table: &Table, idx: V, negative: __mmask8) -> Pt {
     // Lane l of row c of entry j is the u64 at (15 j + c) 8 + l.
     let row = _mm512_sub_epi64(_mm512_slli_epi64::<7>(idx), _mm512_slli_epi64::<3>(idx));
@@ -142,7 +145,7 @@ fn entry(table: &Table, idx: V, negative: __mmask8) -> Pt {
 type Coordinate = [[u64; 4]; 8];
 
 /// Lanes' results (X, Y, Z) and the lanes to redo alone.
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
 fn lanes(token: Avx512Ifma, jobs: &[Job; 8]) -> ([Coordinate; 3], u8) {
     let p = Pt {
         x: load(&core::array::from_fn(|l| from_mont256(&jobs[l].x))),
@@ -271,10 +274,8 @@ mod tests {
 
     #[test]
     fn lanes_match_the_single_double_multiplication() {
-        let Some(t) = crate::cpu::Avx512::get().and_then(|t| t.with_ifma()) else {
-            eprintln!("no AVX512-IFMA here: verification lanes not tested");
-            return;
-        };
+        // On stand-ins for the instructions where the CPU lacks them (`x86_ifma_arch`).
+        let t = crate::cpu::Avx512Ifma::emulated();
         let items = items();
         let mut reported = 0;
         for group in items.chunks(8) {
