@@ -17,12 +17,16 @@ mod x86_ifma_arch {
     #[cfg(not(test))]
     pub(super) use core::arch::x86_64::*;
 }
+#[cfg(target_arch = "x86_64")]
+pub(super) mod x86_ifma_ecdh;
 #[cfg(all(target_arch = "x86_64", test))]
 mod x86_ifma_emulated;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_field;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_lanes;
+#[cfg(target_arch = "x86_64")]
+mod x86_ifma_point;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_verify;
 #[cfg(target_arch = "x86_64")]

@@ -97,6 +97,28 @@ impl Arith for Soft {
     }
 }
 
+/// The portable field with the IFMA lanes on stand-ins for the instructions, for the unit
+/// tests: what a backend with lanes does around them (groups, padding, thresholds) runs on
+/// any CPU.
+#[cfg(all(test, target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SoftLanes;
+
+#[cfg(all(test, target_arch = "x86_64"))]
+impl Arith for SoftLanes {
+    fn mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        soft::mont_mul(a, b)
+    }
+
+    fn sqr(self, a: &[u64; 4]) -> [u64; 4] {
+        soft::mont_sqr(a)
+    }
+
+    fn ifma(self) -> Option<crate::cpu::Avx512Ifma> {
+        Some(crate::cpu::Avx512Ifma::emulated())
+    }
+}
+
 /// An element of GF(p), always in Montgomery form (x R mod p), with its arithmetic backend.
 /// The limbs are private: values enter through `from_canonical`/`from_bytes` (converted) or
 /// `from_mont` (already converted, e.g. a table entry), and leave through `to_canonical`/

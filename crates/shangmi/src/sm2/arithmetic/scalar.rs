@@ -133,6 +133,13 @@ impl Scalar {
         Self::mont(&l)
     }
 
+    /// From canonical limbs below n: the tests name scalars by their values (`Scalar(l)`
+    /// would take l as the Montgomery form).
+    #[cfg(test)]
+    pub(crate) fn from_canonical(l: [u64; 4]) -> Self {
+        Self::mont(&l)
+    }
+
     /// Canonical limbs.
     pub(crate) fn to_canonical(self) -> [u64; 4] {
         reduce(soft::mul_wide(&self.0, &[1, 0, 0, 0]))

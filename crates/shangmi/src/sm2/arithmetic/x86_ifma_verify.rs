@@ -19,13 +19,11 @@
 
 use super::x86_ifma_arch::*;
 
+use super::x86_ifma_field::{F, ONE52, V, blend, from_mont256, load, splat, store_mont256, sub};
+use super::x86_ifma_lanes::comb_lanes;
+use super::x86_ifma_point::{Pt, Table, add_full, double, select, store_entry};
 use crate::cpu::Avx512Ifma;
 use crate::sm2::arithmetic::mul::booth;
-use crate::sm2::arithmetic::x86_ifma_field::{
-    F, ONE52, V, add_lazy, blend, from_mont256, is_zero, load, mul, shl, splat, sqr, store_mont256,
-    sub, sub_lazy, times3,
-};
-use crate::sm2::arithmetic::x86_ifma_lanes::comb_lanes;
 
 /// One lane's inputs: the public scalars (canonical, in [1, n-1]) and P's affine coordinates
 /// in the Montgomery form of `field`.
@@ -46,78 +44,6 @@ pub(crate) fn double_base_x8_vartime(
     // SAFETY: the token proves AVX-512F and AVX512-IFMA, `lanes`' target features.
     let ([x, y, z], bad) = unsafe { lanes(token, jobs) };
     core::array::from_fn(|l| ((bad >> l) & 1 == 0).then_some([x[l], y[l], z[l]]))
-}
-
-/// A Jacobian point per lane.
-#[derive(Clone, Copy)]
-struct Pt {
-    x: F,
-    y: F,
-    z: F,
-}
-
-/// 2P with a = -3: 4M + 4S (Z3 = 2 Y Z, a product where (Y + Z)^2 - gamma - delta would take a
-/// square and two subtractions).
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
-fn double(p: &Pt) -> Pt {
-    let delta = sqr(&p.z);
-    let gamma = sqr(&p.y);
-    let beta = mul(&p.x, &gamma);
-    let alpha = times3(&mul(&sub_lazy(&p.x, &delta), &add_lazy(&p.x, &delta)));
-    let x3 = sub(&sqr(&alpha), &shl::<3>(&beta));
-    let z3 = shl::<1>(&mul(&p.y, &p.z));
-    let gamma8 = shl::<3>(&sqr(&gamma));
-    let y3 = sub(&mul(&alpha, &sub_lazy(&shl::<2>(&beta), &x3)), &gamma8);
-    Pt {
-        x: x3,
-        y: y3,
-        z: z3,
-    }
-}
-
-/// p + q (12M + 4S) for p, q not at infinity, and the lanes where their x's agree (p = +-q),
-/// whose result is not the sum.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
-fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
-    let z1z1 = sqr(&p.z);
-    let z2z2 = sqr(&q.z);
-    let u1 = mul(&p.x, &z2z2);
-    let u2 = mul(&q.x, &z1z1);
-    let s1 = mul(&p.y, &mul(&q.z, &z2z2));
-    let s2 = mul(&q.y, &mul(&p.z, &z1z1));
-    let h = sub(&u2, &u1);
-    let r = sub(&s2, &s1);
-    let hh = sqr(&h);
-    let hhh = mul(&h, &hh);
-    let v = mul(&u1, &hh);
-    let x3 = sub(&sub(&sqr(&r), &hhh), &shl::<1>(&v));
-    let y3 = sub(&mul(&r, &sub_lazy(&v, &x3)), &mul(&s1, &hhh));
-    let z3 = mul(&mul(&p.z, &q.z), &h);
-    let sum = Pt {
-        x: x3,
-        y: y3,
-        z: z3,
-    };
-    (sum, is_zero(&h))
-}
-
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
-fn select(k: __mmask8, a: &Pt, b: &Pt) -> Pt {
-    Pt {
-        x: blend(k, &a.x, &b.x),
-        y: blend(k, &a.y, &b.y),
-        z: blend(k, &a.z, &b.z),
-    }
-}
-
-/// P..16P per lane, each as 15 limb rows (X, Y, Z) of eight lanes: the gather's layout.
-type Table = [[V; 15]; 16];
-
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
-fn store_entry(row: &mut [V; 15], p: &Pt) {
-    for (c, v) in [p.x, p.y, p.z].iter().enumerate() {
-        row[5 * c..5 * c + 5].copy_from_slice(&v.0);
-    }
 }
 
 /// Per lane, entry `idx` (0..16) of that lane's table, its y negated where `negative`.
@@ -213,7 +139,7 @@ fn lanes(token: Avx512Ifma, jobs: &[Job; 8]) -> ([Coordinate; 3], u8) {
 mod tests {
     use super::*;
     use crate::sm2::arithmetic::field::Soft;
-    use crate::sm2::arithmetic::field::x86_adx::Adx512;
+    use crate::sm2::arithmetic::field::SoftLanes;
     use crate::sm2::arithmetic::mul::{double_base_many_vartime, double_base_vartime, fixed_base};
     use crate::sm2::arithmetic::point::{Affine, Jacobian};
     use crate::sm2::arithmetic::scalar::{PublicScalar, Scalar};
@@ -232,7 +158,7 @@ mod tests {
             seed = crate::sm3::hash(&seed);
             Scalar::from_bytes_reduced(&seed)
         };
-        let minus = |k: u64| Scalar::ZERO.sub(&Scalar([k, 0, 0, 0]));
+        let minus = |k: u64| Scalar::ZERO.sub(&Scalar::from_canonical([k, 0, 0, 0]));
         let one = Scalar::ONE;
         let d = next();
         let mut v = Vec::new();
@@ -244,9 +170,9 @@ mod tests {
             (one, one, d, false),
             (minus(1), minus(1), d, false),
             (one, minus(1), next(), false),
-            (next(), Scalar([5, 0, 0, 0]), d, false),
-            (next(), Scalar([0, 0, 0, 1 << 60]), d, false),
-            (next(), Scalar([0, 1, 0, 0]), one, false),
+            (next(), Scalar::from_canonical([5, 0, 0, 0]), d, false),
+            (next(), Scalar::from_canonical([0, 0, 0, 1 << 60]), d, false),
+            (next(), Scalar::from_canonical([0, 1, 0, 0]), one, false),
             (next(), next(), one, false),
             (next(), minus(6), d, true),
             (next(), minus(16), d, true),
@@ -322,11 +248,8 @@ mod tests {
 
     #[test]
     fn many_in_lanes_match_each_alone() {
-        let Some(t) = crate::cpu::Avx512::get().filter(|t| t.with_ifma().is_some()) else {
-            eprintln!("no AVX512-IFMA here: verification lanes not tested");
-            return;
-        };
-        let a = Adx512(t);
+        // The portable field with the lanes on stand-ins (`field::SoftLanes`).
+        let a = SoftLanes;
         let items = items();
         let mut jobs = Vec::new();
         let mut wants = Vec::new();

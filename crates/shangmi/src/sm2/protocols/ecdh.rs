@@ -10,9 +10,9 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::sm2::Error;
 use crate::sm2::arithmetic::engine::{Engine, dispatch};
-use crate::sm2::arithmetic::mul::variable_base;
-use crate::sm2::arithmetic::point::{Affine, Jacobian};
-use crate::sm2::arithmetic::scalar::SecretScalar;
+use crate::sm2::arithmetic::mul::{variable_base, variable_base_many};
+use crate::sm2::arithmetic::point::{Affine, Jacobian, batch_to_affine};
+use crate::sm2::arithmetic::scalar::{Scalar, SecretScalar};
 use crate::sm2::protocols::keys::{SigningKey, VerifyingKey};
 use crate::sm2::protocols::kx::EphemeralSecret;
 
@@ -39,6 +39,39 @@ impl EphemeralSecret {
     /// a nonzero r cannot give; the check stays as defence in depth.
     pub fn diffie_hellman(self, peer: &VerifyingKey) -> Result<SharedSecret, Error> {
         x_of_product(self.public.engine, &self.r, peer)
+    }
+
+    /// [`EphemeralSecret::diffie_hellman`] for many key shares at once, each result in its
+    /// pair's place: the agreements of many handshakes in flight, gathered. On CPUs with
+    /// AVX512-IFMA eight run at once in vector lanes; elsewhere one after another, with the
+    /// same results. Constant time in the secrets as the single call is (the time depends on
+    /// how many pairs there are); the points' affine forms share one inversion.
+    pub fn diffie_hellman_many(
+        pairs: Vec<(EphemeralSecret, &VerifyingKey)>,
+    ) -> Vec<Result<SharedSecret, Error>> {
+        let Some(engine) = pairs.first().map(|(s, _)| s.public.engine) else {
+            return Vec::new();
+        };
+        dispatch!(engine, |a| {
+            let jobs: Vec<(Affine<_>, &Scalar)> =
+                pairs.iter().map(|(s, q)| (q.affine(a), &*s.r)).collect();
+            let points = variable_base_many(a, &jobs);
+            let mut affine = vec![Affine::generator(a); points.len()];
+            batch_to_affine(&points, &mut affine);
+            points
+                .iter()
+                .zip(&affine)
+                .map(|(p, q)| {
+                    // Infinity (which validated keys and nonzero secrets cannot give) came out
+                    // as (0, 0); it is refused as the single call refuses it.
+                    if crate::ct::public_choice(p.is_identity()) {
+                        Err(Error::KeyExchange)
+                    } else {
+                        Ok(SharedSecret(q.x.to_bytes()))
+                    }
+                })
+                .collect()
+        })
     }
 }
 
@@ -108,6 +141,30 @@ mod tests {
             e.diffie_hellman(d.verifying_key()).unwrap().as_bytes(),
             from_static.as_bytes()
         );
+    }
+
+    #[test]
+    fn many_at_once_agree_with_one_at_a_time() {
+        let mut seed = [5u8; 32];
+        for n in [0, 1, 5, 9] {
+            let mut pairs = Vec::new();
+            let mut wants = Vec::new();
+            let peers: Vec<VerifyingKey> = (0..n)
+                .map(|_| *EphemeralSecret::random().unwrap().public_key())
+                .collect();
+            for peer in &peers {
+                seed = crate::sm3::hash(&seed);
+                let e = EphemeralSecret::from_bytes_for_known_answer_tests(&seed).unwrap();
+                let again = EphemeralSecret::from_bytes_for_known_answer_tests(&seed).unwrap();
+                wants.push(again.diffie_hellman(peer).unwrap());
+                pairs.push((e, peer));
+            }
+            let got = EphemeralSecret::diffie_hellman_many(pairs);
+            assert_eq!(got.len(), n);
+            for (g, w) in got.iter().zip(&wants) {
+                assert_eq!(g.as_ref().unwrap().as_bytes(), w.as_bytes());
+            }
+        }
     }
 
     #[test]
