@@ -321,10 +321,10 @@ implies!(Gfni => avx2: Avx2);
 implies!(Avx512 => avx2: Avx2, bmi2: Bmi2, adx: Adx, vaes: Vaes, gfni: Gfni);
 implies!(Avx512Ifma => avx512: Avx512);
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(any(test, shangmi_ctgrind), target_arch = "x86_64"))]
 impl Avx512Ifma {
-    /// A token on any CPU, for the unit tests: there the IFMA lanes run on scalar stand-ins
-    /// for the instructions (`sm2::arithmetic::x86_ifma_emulated`).
+    /// A token on any CPU, for the unit tests and the constant-time check: there the IFMA
+    /// lanes run on scalar stand-ins (`sm2::arithmetic::x86_ifma_emulated`).
     pub(crate) fn emulated() -> Self {
         Avx512Ifma(())
     }

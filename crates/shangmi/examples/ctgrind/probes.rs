@@ -10,9 +10,10 @@ use crate::cpu::Backend;
 use crate::ct::{public, public_slice, secret};
 
 /// The probes by name, each run on two inputs so that input-dependent paths would show.
-pub const PROBES: [&str; 20] = [
+pub const PROBES: [&str; 21] = [
     "sm2-key-exchange",
     "sm2-ecdh",
+    "sm2-lanes",
     "sm2-decrypt",
     "sm2-fixed-base",
     "sm2-batch-affine",
@@ -52,6 +53,11 @@ pub fn run(name: &str, seed: u8, profile: Backend) -> Option<Vec<u8>> {
         }
         "sm2-decrypt" => sm2::decrypt(input(15), input(16)).to_vec(),
         "sm2-ecdh" => sm2::ecdh(input(45), input(46)).to_vec(),
+        // The lanes are x86-64's; elsewhere the probe has nothing to run.
+        #[cfg(target_arch = "x86_64")]
+        "sm2-lanes" => sm2::lanes(input(47), input(48)).to_vec(),
+        #[cfg(not(target_arch = "x86_64"))]
+        "sm2-lanes" => vec![0; 4],
         "sm2-batch-affine" => sm2::batch_affine(input(14)).to_vec(),
         "sm2-variable-base" => sm2::variable_base_mul(input(2)).to_vec(),
         "sm2-scalar-invert" => sm2::scalar_invert(input(3)).to_vec(),

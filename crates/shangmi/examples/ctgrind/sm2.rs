@@ -182,3 +182,42 @@ pub(crate) fn ecdh(mut r: [u8; 32], peer_seed: [u8; 32]) -> [u8; 32] {
         Err(_) => [0; 32],
     }
 }
+
+/// Eight key agreements in IFMA lanes and eight key generations' comb in lanes, on the
+/// stand-ins for the instructions (`field::SoftLanes`: valgrind runs no AVX-512), secret
+/// scalars against public points.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn lanes(secrets: [u8; 32], points: [u8; 32]) -> [u8; 64] {
+    use crate::sm2::arithmetic::field::SoftLanes;
+    use crate::sm2::arithmetic::mul::{fixed_base_many, variable_base_many};
+    let ks: Vec<Scalar> = (0..8u8)
+        .map(|i| {
+            let mut k = crate::sm3::hash(&[&secrets[..], &[i]].concat());
+            secret(&mut k);
+            Scalar::from_bytes_reduced(&k)
+        })
+        .collect();
+    let ps: Vec<Affine<SoftLanes>> = (0..8u8)
+        .map(|i| {
+            let d = Scalar::from_bytes_reduced(&crate::sm3::hash(&[&points[..], &[i]].concat()));
+            let p = fixed_base(Soft, &d)
+                .to_affine()
+                .unwrap_or(Affine::generator(Soft));
+            Affine {
+                x: Fe::from_mont(SoftLanes, p.x.mont_limbs()),
+                y: Fe::from_mont(SoftLanes, p.y.mont_limbs()),
+            }
+        })
+        .collect();
+    let jobs: Vec<(Affine<SoftLanes>, &Scalar)> = ps.iter().copied().zip(&ks).collect();
+    let shared = variable_base_many(SoftLanes, &jobs);
+    let keys = fixed_base_many(SoftLanes, &ks);
+    let x = |p: &Jacobian<SoftLanes>| {
+        let a = p.to_affine().unwrap_or(Affine::generator(SoftLanes));
+        public(a.x.to_bytes())
+    };
+    let mut out = [0u8; 64];
+    out[..32].copy_from_slice(&x(&shared[7]));
+    out[32..].copy_from_slice(&x(&keys[7]));
+    out
+}

@@ -9,17 +9,18 @@ pub(crate) mod mul;
 pub(crate) mod point;
 pub(super) mod safegcd;
 pub(crate) mod scalar;
-/// The instructions the IFMA lanes run: the CPU's, or in the unit tests scalar stand-ins.
+/// The instructions the IFMA lanes run: the CPU's, or scalar stand-ins in the unit tests and
+/// in the constant-time check's build (valgrind runs no AVX-512).
 #[cfg(target_arch = "x86_64")]
 mod x86_ifma_arch {
-    #[cfg(test)]
+    #[cfg(any(test, shangmi_ctgrind))]
     pub(super) use super::x86_ifma_emulated::*;
-    #[cfg(not(test))]
+    #[cfg(not(any(test, shangmi_ctgrind)))]
     pub(super) use core::arch::x86_64::*;
 }
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_ecdh;
-#[cfg(all(target_arch = "x86_64", test))]
+#[cfg(all(target_arch = "x86_64", any(test, shangmi_ctgrind)))]
 mod x86_ifma_emulated;
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86_ifma_field;

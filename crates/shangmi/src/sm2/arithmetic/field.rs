@@ -98,13 +98,13 @@ impl Arith for Soft {
 }
 
 /// The portable field with the IFMA lanes on stand-ins for the instructions, for the unit
-/// tests: what a backend with lanes does around them (groups, padding, thresholds) runs on
-/// any CPU.
-#[cfg(all(test, target_arch = "x86_64"))]
+/// tests and the constant-time check: the lanes, and what a backend with lanes does around
+/// them (groups, padding, thresholds), run on any CPU.
+#[cfg(all(any(test, shangmi_ctgrind), target_arch = "x86_64"))]
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SoftLanes;
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(any(test, shangmi_ctgrind), target_arch = "x86_64"))]
 impl Arith for SoftLanes {
     fn mul(self, a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         soft::mont_mul(a, b)

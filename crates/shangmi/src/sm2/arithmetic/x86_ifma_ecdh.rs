@@ -13,9 +13,9 @@
 //! equal to the entry (k = 2 d_0 mod n); there the doubling, computed in every lane, is taken
 //! by mask. Opposite points would need k = 0 mod n, which the callers rule out.
 #![allow(unsafe_code)]
-// The unit tests run this on stand-ins for the instructions (see `x86_ifma_arch`), as plain
-// functions whose calls need no `unsafe`.
-#![cfg_attr(test, allow(unused_unsafe))]
+// The unit tests and the constant-time check run this on stand-ins for the instructions (see
+// `x86_ifma_arch`), as plain functions whose calls need no `unsafe`.
+#![cfg_attr(any(test, shangmi_ctgrind), allow(unused_unsafe))]
 
 use zeroize::Zeroize;
 
@@ -45,7 +45,10 @@ pub(crate) fn variable_base_x8(token: Avx512Ifma, jobs: &[Job; 8]) -> [[[u64; 4]
 
 /// Per lane, entry `idx` (0..16) of that lane's table, y negated where `negative`: all sixteen
 /// entries are read and the lane's own kept by mask.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn entry(table: &Table, idx: V, negative: __mmask8) -> Pt {
     let zero = _mm512_setzero_si512();
     let mut rows = [zero; 15];
@@ -64,7 +67,10 @@ fn entry(table: &Table, idx: V, negative: __mmask8) -> Pt {
     }
 }
 
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn lanes(_token: Avx512Ifma, jobs: &[Job; 8], out: &mut [[[u64; 4]; 3]; 8]) {
     let p = Pt {
         x: load(&core::array::from_fn(|l| from_mont256(&jobs[l].x))),

@@ -1,10 +1,16 @@
 //! Scalar stand-ins for the AVX-512 instructions the IFMA lanes use, with the intrinsics'
-//! names and signatures, so that the unit tests run the lane code on every x86-64 CPU: most
-//! of the machines the project is tested on have no AVX512-IFMA. A test on CPUs that have it
-//! holds every stand-in against the instruction it replaces, on random and edge inputs.
+//! names and signatures, so that the unit tests run the lane code on every x86-64 CPU (most of
+//! the machines the project is tested on have no AVX512-IFMA), and the constant-time check
+//! runs it under valgrind, which has no AVX-512. A test on CPUs that have the instructions
+//! holds every stand-in against the one it replaces, on random and edge inputs.
 //!
-//! Only the unit tests use these; the library and the integration tests run the real
-//! instructions.
+//! The stand-ins are constant time as the instructions are: no branch on a lane's value and
+//! no address computed from one (the permute scans all eight sources with masks), so that
+//! valgrind's verdict on the lanes is about the lanes. The gather reads by its offsets, as the
+//! instruction does; the lanes gather only public data.
+//!
+//! Only the unit tests and the constant-time check's build use these; the library and the
+//! integration tests run the real instructions.
 #![allow(unsafe_code, non_camel_case_types)]
 
 pub(super) use core::arch::x86_64::{__m512i, __mmask8};
@@ -30,15 +36,18 @@ fn zip(a: __m512i, b: __m512i, f: impl Fn(u64, u64) -> u64) -> __m512i {
     vector(core::array::from_fn(|i| f(a[i], b[i])))
 }
 
-/// Bit i set where `f` holds for lane i (no branch: the comparison's bit is shifted in).
+/// Bit i set where `f` holds for lane i. The mask passes through `ct::barrier`, and so do the
+/// lane masks made from it (`bit`): otherwise the compiler sees through compare-and-blend and
+/// turns a scan of a table into a branch or a load at the matching index, as valgrind showed.
 fn mask(a: __m512i, b: __m512i, f: impl Fn(u64, u64) -> bool) -> __mmask8 {
     let (a, b) = (lanes(a), lanes(b));
-    (0..8).fold(0, |k, i| k | (u8::from(f(a[i], b[i])) << i))
+    let k = (0..8).fold(0u64, |k, i| k | (u64::from(f(a[i], b[i])) << i));
+    crate::ct::barrier(k) as u8
 }
 
 /// All ones where bit i of k is set.
 fn bit(k: __mmask8, i: usize) -> u64 {
-    0u64.wrapping_sub(u64::from((k >> i) & 1))
+    crate::ct::mask(u64::from((k >> i) & 1))
 }
 
 pub(super) fn _mm512_setzero_si512() -> __m512i {
@@ -117,13 +126,16 @@ pub(super) fn _mm512_mask_blend_epi64(k: __mmask8, a: __m512i, b: __m512i) -> __
     }))
 }
 
-/// Lane i: lane (idx_i & 7) of a, or of b where bit 3 of idx_i is set.
+/// Lane i: lane (idx_i & 7) of a, or of b where bit 3 of idx_i is set; every source lane is
+/// read and the one named kept by mask.
 pub(super) fn _mm512_permutex2var_epi64(a: __m512i, idx: __m512i, b: __m512i) -> __m512i {
     let (a, idx, b) = (lanes(a), lanes(idx), lanes(b));
     vector(core::array::from_fn(|i| {
-        let j = (idx[i] & 7) as usize;
-        let from_b = 0u64.wrapping_sub((idx[i] >> 3) & 1);
-        (a[j] & !from_b) | (b[j] & from_b)
+        let from_b = crate::ct::mask((idx[i] >> 3) & 1);
+        (0..8).fold(0, |acc, j| {
+            let hit = crate::ct::mask(u64::from((idx[i] & 7) == j as u64));
+            acc | (((a[j] & !from_b) | (b[j] & from_b)) & hit)
+        })
     }))
 }
 

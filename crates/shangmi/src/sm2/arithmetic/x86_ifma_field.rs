@@ -12,9 +12,12 @@
 //! (`fold`). Every operation is the same instructions for every value: the comb of secret
 //! nonces runs on it.
 #![allow(unsafe_code)]
-// The unit tests run this on stand-ins for the instructions (see `x86_ifma_arch`), as plain
-// functions whose calls need no `unsafe` (and whose closures clippy would shorten).
-#![cfg_attr(test, allow(unused_unsafe, clippy::redundant_closure))]
+// The unit tests and the constant-time check run this on stand-ins for the instructions (see
+// `x86_ifma_arch`), as plain functions whose calls need no `unsafe` (and whose closures clippy would shorten).
+#![cfg_attr(
+    any(test, shangmi_ctgrind),
+    allow(unused_unsafe, clippy::redundant_closure)
+)]
 
 use super::x86_ifma_arch::*;
 
@@ -70,14 +73,20 @@ pub(super) type V = __m512i;
 #[derive(Clone, Copy)]
 pub(super) struct F(pub(super) [V; 5]);
 
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn splat(c: &[u64; 5]) -> F {
     F(c.map(|v| _mm512_set1_epi64(v as i64)))
 }
 
 /// Carries every limb into the next (arithmetic shifts: limbs may be negative), leaving limbs
 /// 0..4 in [0, 2^52) and the rest, with the sign, in limb 4.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn normalize(mut x: [V; 5]) -> [V; 5] {
     let mask = _mm512_set1_epi64(MASK52 as i64);
     for k in 0..4 {
@@ -88,7 +97,10 @@ fn normalize(mut x: [V; 5]) -> [V; 5] {
 }
 
 /// x - m where that is not negative, else x, per lane (x normalized, m a constant).
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
     let d = normalize(core::array::from_fn(|k| {
         _mm512_sub_epi64(x[k], _mm512_set1_epi64(m[k] as i64))
@@ -105,7 +117,10 @@ fn sub_if_ge(x: [V; 5], m: &[u64; 5]) -> F {
 /// (-2^212, 2^256 + 2^212), and 2^256 = c = 2^224 + 2^96 - 2^64 + 1 mod p, so v = l + h c:
 /// below 2^256 + 2^230 < 2p, and positive (v itself for h = 0; for h = -1, v < 2^212 and the
 /// sum is v + p). No comparison: a shift, a mask, four shifted additions and one carry pass.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn fold(mut x: [V; 5]) -> F {
     let h = _mm512_srai_epi64::<48>(x[4]);
     x[4] = _mm512_and_si512(x[4], _mm512_set1_epi64((1 << 48) - 1));
@@ -116,7 +131,10 @@ fn fold(mut x: [V; 5]) -> F {
     F(normalize(x))
 }
 
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn sub(a: &F, b: &F) -> F {
     fold(core::array::from_fn(|k| {
         let t = _mm512_sub_epi64(a.0[k], b.0[k]);
@@ -125,20 +143,29 @@ pub(super) fn sub(a: &F, b: &F) -> F {
 }
 
 /// 3a for a below 2p, below 2p.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn times3(a: &F) -> F {
     fold(a.0.map(|l| _mm512_add_epi64(l, _mm512_slli_epi64::<1>(l))))
 }
 
 /// 2^S a for a below 2p (S <= 3: below 16p < 2^261), below 2p.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn shl<const S: u32>(a: &F) -> F {
     fold(a.0.map(|l| _mm512_slli_epi64::<S>(l)))
 }
 
 /// a b 2^-260 mod p, below 2p, for a, b below 4p.
 #[inline]
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn mul(a: &F, b: &F) -> F {
     let z = _mm512_setzero_si512();
     let mut t = [z; 10];
@@ -154,7 +181,10 @@ pub(super) fn mul(a: &F, b: &F) -> F {
 /// a^2 2^-260 mod p, below 2p, for a below 4p: each cross product once, doubled by a shift
 /// of the partial sums (a limb doubled first would lose its top bit to the 52-bit inputs).
 #[inline]
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn sqr(a: &F) -> F {
     let z = _mm512_setzero_si512();
     let mut t = [z; 10];
@@ -174,7 +204,10 @@ pub(super) fn sqr(a: &F) -> F {
 
 /// Montgomery reduction of a product's ten partial sums: t 2^-260 mod p, below 2p.
 #[inline]
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn redc(mut t: [V; 10]) -> F {
     let mask = _mm512_set1_epi64(MASK52 as i64);
     let p1 = _mm512_set1_epi64(P52[1] as i64);
@@ -198,7 +231,10 @@ fn redc(mut t: [V; 10]) -> F {
 }
 
 /// p - y for y below p (the negation of a table coordinate).
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn neg_canonical(y: &F) -> F {
     F(normalize(core::array::from_fn(|k| {
         _mm512_sub_epi64(_mm512_set1_epi64(P52[k] as i64), y.0[k])
@@ -206,12 +242,18 @@ pub(super) fn neg_canonical(y: &F) -> F {
 }
 
 /// The normalized value below 2p, reduced below p.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn canonical(x: &F) -> F {
     sub_if_ge(x.0, &P52)
 }
 
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn blend(k: __mmask8, a: &F, b: &F) -> F {
     F(core::array::from_fn(|c| {
         _mm512_mask_blend_epi64(k, a.0[c], b.0[c])
@@ -228,7 +270,10 @@ pub(super) fn from_mont256(v: &[u64; 4]) -> [u64; 5] {
 }
 
 /// Lane l holds `limbs[l]`.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn load(limbs: &[[u64; 5]; 8]) -> F {
     F(core::array::from_fn(|k| {
         let column: [u64; 8] = core::array::from_fn(|l| limbs[l][k]);
@@ -238,7 +283,10 @@ pub(super) fn load(limbs: &[[u64; 5]; 8]) -> F {
 }
 
 /// Per lane, the value in the Montgomery form of `field` (x 2^256), fully reduced.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn store_mont256(v: &F) -> [[u64; 4]; 8] {
     let v = canonical(&mul(v, &splat(&TO_R256)));
     let mut limbs = [[0u64; 8]; 5];
@@ -252,7 +300,10 @@ pub(super) fn store_mont256(v: &F) -> [[u64; 4]; 8] {
 }
 
 /// a + b below 4p with normalized limbs: fit for a product's input, not for another sum.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn add_lazy(a: &F, b: &F) -> F {
     F(normalize(core::array::from_fn(|k| {
         _mm512_add_epi64(a.0[k], b.0[k])
@@ -260,7 +311,10 @@ pub(super) fn add_lazy(a: &F, b: &F) -> F {
 }
 
 /// a - b + 2p, below 4p with normalized limbs: as [`add_lazy`].
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn sub_lazy(a: &F, b: &F) -> F {
     F(normalize(core::array::from_fn(|k| {
         let t = _mm512_sub_epi64(a.0[k], b.0[k]);
@@ -269,7 +323,10 @@ pub(super) fn sub_lazy(a: &F, b: &F) -> F {
 }
 
 /// The lanes whose value (normalized, below 2p) is 0 mod p.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn is_zero(x: &F) -> __mmask8 {
     let c = canonical(x);
     let any =

@@ -9,9 +9,9 @@
 //! accumulator at infinity, which is a per-lane mask. Only the digits are secret; every
 //! decision on them is a mask.
 #![allow(unsafe_code)]
-// The unit tests run this on stand-ins for the instructions (see `x86_ifma_arch`), as plain
-// functions whose calls need no `unsafe`.
-#![cfg_attr(test, allow(unused_unsafe))]
+// The unit tests and the constant-time check run this on stand-ins for the instructions (see
+// `x86_ifma_arch`), as plain functions whose calls need no `unsafe`.
+#![cfg_attr(any(test, shangmi_ctgrind), allow(unused_unsafe))]
 
 use super::x86_ifma_arch::*;
 use std::sync::OnceLock;
@@ -56,7 +56,10 @@ pub(crate) fn fixed_base_x8(token: Avx512Ifma, ks: &[[u64; 4]; 8]) -> [[[u64; 4]
 }
 
 /// k_l G per lane, left in the lanes (radix 2^52, R = 2^260) for more arithmetic.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn comb_lanes(_token: Avx512Ifma, ks: &[[u64; 4]; 8]) -> Acc {
     let table = table52();
     let mut mags = [[0u64; 8]; 37];
@@ -76,7 +79,10 @@ pub(super) fn comb_lanes(_token: Avx512Ifma, ks: &[[u64; 4]; 8]) -> Acc {
 
 /// Per lane, entry `idx` (0..64) of a limb row: four 16-entry permutes, then bits 4 and 5 of
 /// the index choose among them.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 unsafe fn pick(row: &[u64; 64], idx: V, b4: __mmask8, b5: __mmask8) -> V {
     let p = row.as_ptr();
     // SAFETY: eight 64-byte loads covering the 64-entry row.
@@ -99,7 +105,10 @@ pub(super) struct Acc {
 }
 
 impl Acc {
-    #[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+    #[cfg_attr(
+        not(any(test, shangmi_ctgrind)),
+        target_feature(enable = "avx512f,avx512ifma")
+    )]
     fn new() -> Self {
         let zero = F([_mm512_setzero_si512(); 5]);
         Acc {
@@ -113,7 +122,10 @@ impl Acc {
     /// Adds the selected entry (x2, y2), negated where `negative`, in the lanes whose digit is
     /// not zero: a mixed addition (8M + 3S), valid when the accumulator is neither infinity
     /// (handled by selection) nor +-Q (ruled out by the callers' digit positions).
-    #[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+    #[cfg_attr(
+        not(any(test, shangmi_ctgrind)),
+        target_feature(enable = "avx512f,avx512ifma")
+    )]
     fn add_entry(&mut self, x2: &F, y2: &F, negative: __mmask8, zero_digit: __mmask8) {
         let y2 = blend(negative, y2, &neg_canonical(y2));
         let (x1, y1, z1) = (&self.x, &self.y, &self.z);
@@ -139,7 +151,10 @@ impl Acc {
     }
 
     /// Per lane, (X, Y, Z) in the Montgomery form of `field`, fully reduced.
-    #[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+    #[cfg_attr(
+        not(any(test, shangmi_ctgrind)),
+        target_feature(enable = "avx512f,avx512ifma")
+    )]
     fn store(&self, out: &mut [[[u64; 4]; 3]; 8]) {
         for (c, v) in [self.x, self.y, self.z].iter().enumerate() {
             for (o, limbs) in out.iter_mut().zip(store_mont256(v)) {
@@ -150,7 +165,10 @@ impl Acc {
 }
 
 /// Loads the 8 lanes' digits: (magnitude vector, zero-digit mask, negative mask).
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn digits(mags: &[u64; 8], negs: &[u64; 8]) -> (V, __mmask8, __mmask8) {
     // SAFETY: 64-byte loads of 8-lane arrays.
     let (mag, neg) = unsafe {
@@ -167,7 +185,10 @@ fn digits(mags: &[u64; 8], negs: &[u64; 8]) -> (V, __mmask8, __mmask8) {
     )
 }
 
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn comb_x8(table: &Table52, mags: &[[u64; 8]; 37], negs: &[[u64; 8]; 37]) -> Acc {
     let mut acc = Acc::new();
     for (w, window) in table.iter().enumerate() {

@@ -3,9 +3,9 @@
 //! key-agreement lanes share, and their tables' layout. Every formula is the same
 //! instructions for every value; the cases a formula cannot take are reported as masks.
 #![allow(unsafe_code)]
-// The unit tests run this on stand-ins for the instructions (see `x86_ifma_arch`), as plain
-// functions whose calls need no `unsafe`.
-#![cfg_attr(test, allow(unused_unsafe))]
+// The unit tests and the constant-time check run this on stand-ins for the instructions (see
+// `x86_ifma_arch`), as plain functions whose calls need no `unsafe`.
+#![cfg_attr(any(test, shangmi_ctgrind), allow(unused_unsafe))]
 
 use super::x86_ifma_arch::*;
 use super::x86_ifma_field::{F, V, add_lazy, blend, is_zero, mul, shl, sqr, sub, sub_lazy, times3};
@@ -20,7 +20,10 @@ pub(super) struct Pt {
 
 /// 2P with a = -3: 4M + 4S (Z3 = 2 Y Z, a product where (Y + Z)^2 - gamma - delta would take a
 /// square and two subtractions).
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn double(p: &Pt) -> Pt {
     let delta = sqr(&p.z);
     let gamma = sqr(&p.y);
@@ -39,7 +42,10 @@ pub(super) fn double(p: &Pt) -> Pt {
 
 /// p + q (12M + 4S) for p, q not at infinity, and the lanes where their x's agree (p = +-q),
 /// whose result is not the sum.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
     let z1z1 = sqr(&p.z);
     let z2z2 = sqr(&q.z);
@@ -63,7 +69,10 @@ pub(super) fn add_full(p: &Pt, q: &Pt) -> (Pt, __mmask8) {
     (sum, is_zero(&h))
 }
 
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn select(k: __mmask8, a: &Pt, b: &Pt) -> Pt {
     Pt {
         x: blend(k, &a.x, &b.x),
@@ -75,7 +84,10 @@ pub(super) fn select(k: __mmask8, a: &Pt, b: &Pt) -> Pt {
 /// P..16P per lane, each as 15 limb rows (X, Y, Z) of eight lanes.
 pub(super) type Table = [[V; 15]; 16];
 
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 pub(super) fn store_entry(row: &mut [V; 15], p: &Pt) {
     for (c, v) in [p.x, p.y, p.z].iter().enumerate() {
         row[5 * c..5 * c + 5].copy_from_slice(&v.0);

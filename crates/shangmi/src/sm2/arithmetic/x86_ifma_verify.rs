@@ -13,9 +13,9 @@
 //! signatures built for it) is reported rather than computed, and its caller takes the
 //! single-verification path for it; every other lane is exact.
 #![allow(unsafe_code)]
-// The unit tests run this on stand-ins for the instructions (see `x86_ifma_arch`), as plain
-// functions whose calls need no `unsafe`.
-#![cfg_attr(test, allow(unused_unsafe))]
+// The unit tests and the constant-time check run this on stand-ins for the instructions (see
+// `x86_ifma_arch`), as plain functions whose calls need no `unsafe`.
+#![cfg_attr(any(test, shangmi_ctgrind), allow(unused_unsafe))]
 
 use super::x86_ifma_arch::*;
 
@@ -47,7 +47,10 @@ pub(crate) fn double_base_x8_vartime(
 }
 
 /// Per lane, entry `idx` (0..16) of that lane's table, its y negated where `negative`.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn entry(table: &Table, idx: V, negative: __mmask8) -> Pt {
     // Lane l of row c of entry j is the u64 at (15 j + c) 8 + l.
     let row = _mm512_sub_epi64(_mm512_slli_epi64::<7>(idx), _mm512_slli_epi64::<3>(idx));
@@ -71,7 +74,10 @@ fn entry(table: &Table, idx: V, negative: __mmask8) -> Pt {
 type Coordinate = [[u64; 4]; 8];
 
 /// Lanes' results (X, Y, Z) and the lanes to redo alone.
-#[cfg_attr(not(test), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
 fn lanes(token: Avx512Ifma, jobs: &[Job; 8]) -> ([Coordinate; 3], u8) {
     let p = Pt {
         x: load(&core::array::from_fn(|l| from_mont256(&jobs[l].x))),
