@@ -69,7 +69,45 @@ fn aws_agree(imp: &'static str, alg: &'static aws_lc_rs::agreement::Algorithm) -
     }
 }
 
-/// `sm2-ecdh`, `x25519` and `p256-ecdh`.
+/// `sm2-ecdh-batch`: 64 agreements a call through `diffie_hellman_many` (eight at a time in
+/// IFMA lanes where the CPU has them), each with a key share taken from a pool as a TLS
+/// server takes it, reported per agreement beside the same 64 done one by one.
+fn batch_case() -> Case {
+    use shangmi::sm2::{EphemeralPool, EphemeralSecret, VerifyingKey};
+    let peers: Vec<VerifyingKey> = (0..64)
+        .map(|_| *EphemeralSecret::random().expect("key").public_key())
+        .collect();
+    let peers2 = peers.clone();
+    let mut pool = EphemeralPool::new(64);
+    let mut pool2 = EphemeralPool::new(64);
+    let batched = move |out: &mut [u8]| {
+        let pairs = peers
+            .iter()
+            .map(|q| (pool.take().expect("key share"), q))
+            .collect();
+        let secrets = EphemeralSecret::diffie_hellman_many(pairs);
+        out[0] = u8::from(secrets.iter().all(|s| s.is_ok()));
+    };
+    let one_by_one = move |out: &mut [u8]| {
+        let mut all = true;
+        for q in &peers2 {
+            all &= pool2.take().expect("key share").diffie_hellman(q).is_ok();
+        }
+        out[0] = u8::from(all);
+    };
+    Case {
+        work: 64.0,
+        ..per_op(
+            "sm2-ecdh-batch",
+            vec![
+                Candidate::new("shangmi", batched),
+                Candidate::yardstick("yardstick:sm2-ecdh-one-by-one", one_by_one),
+            ],
+        )
+    }
+}
+
+/// `sm2-ecdh`, `sm2-ecdh-batch`, `x25519` and `p256-ecdh`.
 pub fn cases() -> Vec<Case> {
     let ours = shangmi::sm2::SigningKey::random().expect("key");
     let peer = shangmi::sm2::SigningKey::random()
@@ -93,6 +131,7 @@ pub fn cases() -> Vec<Case> {
     let p256 = || openssl_ec(Nid::X9_62_PRIME256V1);
     vec![
         sm2,
+        batch_case(),
         per_op(
             "x25519",
             vec![

@@ -396,6 +396,19 @@ fn target_checks(figs: &[Figure]) -> Vec<String> {
         ),
         0.8,
     );
+    line(
+        "sm2-ecdh-batch (64, one thread) / the same one by one, per agreement (1.5x with IFMA lanes)",
+        ratio(
+            me("sm2-ecdh-batch", none),
+            find(
+                figs,
+                "sm2-ecdh-batch",
+                none,
+                "yardstick:sm2-ecdh-one-by-one",
+            ),
+        ),
+        1.5,
+    );
     let batch = |op: &str| ratio(me(op, none), find(figs, op, none, "yardstick:sm2-verify"));
     line(
         "sm2-verify-batch (64, one thread) / sm2-verify, per signature (1.5x with IFMA lanes)",
