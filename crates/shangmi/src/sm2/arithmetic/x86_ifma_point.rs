@@ -7,8 +7,11 @@
 // `x86_ifma_arch`), as plain functions whose calls need no `unsafe`.
 #![cfg_attr(any(test, shangmi_ctgrind), allow(unused_unsafe))]
 
+use zeroize::Zeroize;
+
 use super::x86_ifma_arch::*;
 use super::x86_ifma_field::{F, V, add_lazy, blend, is_zero, mul, shl, sqr, sub, sub_lazy, times3};
+use crate::sm2::arithmetic::mul::booth;
 
 /// A Jacobian point per lane.
 #[derive(Clone, Copy)]
@@ -91,5 +94,72 @@ pub(super) type Table = [[V; 15]; 16];
 pub(super) fn store_entry(row: &mut [V; 15], p: &Pt) {
     for (c, v) in [p.x, p.y, p.z].iter().enumerate() {
         row[5 * c..5 * c + 5].copy_from_slice(&v.0);
+    }
+}
+
+/// P..16P per lane, and the lanes where a step met equal or opposite points (none, for P of
+/// order n: jP + P for 2 <= j < 16).
+#[cfg_attr(
+    not(any(test, shangmi_ctgrind)),
+    target_feature(enable = "avx512f,avx512ifma")
+)]
+pub(super) fn multiples(p: &Pt) -> (Table, __mmask8) {
+    let mut bad: __mmask8 = 0;
+    let mut table: Table = [[_mm512_setzero_si512(); 15]; 16];
+    store_entry(&mut table[0], p);
+    let mut last = double(p);
+    store_entry(&mut table[1], &last);
+    for row in table.iter_mut().skip(2) {
+        let h0;
+        (last, h0) = add_full(&last, p);
+        bad |= h0;
+        store_entry(row, &last);
+    }
+    (table, bad)
+}
+
+/// The eight lanes' scalars as 52 signed 5-bit Booth digits each: per window, the magnitudes
+/// by lane and the negative ones as a mask. Wiped on drop (the key agreements' are secret).
+pub(super) struct Digits {
+    mags: [[u64; 8]; 52],
+    negs: [u8; 52],
+}
+
+impl Digits {
+    /// The digits of canonical scalars below n.
+    pub(super) fn new(ks: [&[u64; 4]; 8]) -> Self {
+        let mut d = Digits {
+            mags: [[0; 8]; 52],
+            negs: [0; 52],
+        };
+        for (l, k) in ks.iter().enumerate() {
+            for i in 0..52 {
+                let (mag, neg) = booth(k, i, 5);
+                d.mags[i][l] = u64::from(mag);
+                d.negs[i] |= neg.unwrap_u8() << l;
+            }
+        }
+        d
+    }
+
+    /// Window i: each lane's table index (magnitude - 1; 0 for a zero digit, whose entry the
+    /// caller discards), the zero digits and the negative ones, as masks.
+    #[cfg_attr(
+        not(any(test, shangmi_ctgrind)),
+        target_feature(enable = "avx512f,avx512ifma")
+    )]
+    pub(super) fn window(&self, i: usize) -> (V, __mmask8, __mmask8) {
+        // SAFETY: a 64-byte load of an 8-lane array.
+        let mag = unsafe { _mm512_loadu_si512(self.mags[i].as_ptr().cast()) };
+        let zero_digit = _mm512_cmpeq_epi64_mask(mag, _mm512_setzero_si512());
+        let idx = _mm512_maskz_sub_epi64(!zero_digit, mag, _mm512_set1_epi64(1));
+        (idx, zero_digit, self.negs[i])
+    }
+}
+
+impl Drop for Digits {
+    fn drop(&mut self) {
+        self.mags.zeroize();
+        self.negs.zeroize();
     }
 }

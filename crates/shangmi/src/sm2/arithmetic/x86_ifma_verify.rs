@@ -18,12 +18,10 @@
 #![cfg_attr(any(test, shangmi_ctgrind), allow(unused_unsafe))]
 
 use super::x86_ifma_arch::*;
-
 use super::x86_ifma_field::{F, ONE52, V, blend, from_mont256, load, splat, store_mont256, sub};
 use super::x86_ifma_lanes::comb_lanes;
-use super::x86_ifma_point::{Pt, Table, add_full, double, select, store_entry};
+use super::x86_ifma_point::{Digits, Pt, Table, add_full, double, multiples, select};
 use crate::cpu::Avx512Ifma;
-use crate::sm2::arithmetic::mul::booth;
 
 /// One lane's inputs: the public scalars (canonical, in [1, n-1]) and P's affine coordinates
 /// in the Montgomery form of `field`.
@@ -85,35 +83,11 @@ fn lanes(token: Avx512Ifma, jobs: &[Job; 8]) -> ([Coordinate; 3], u8) {
         z: splat(&ONE52),
     };
     // jP for j = 2..16 adds P to (j - 1)P, never +-P; the flags are kept regardless.
-    let mut bad: __mmask8 = 0;
-    let zero = _mm512_setzero_si512();
-    let mut table: Table = [[zero; 15]; 16];
-    store_entry(&mut table[0], &p);
-    let mut last = double(&p);
-    store_entry(&mut table[1], &last);
-    for row in table.iter_mut().skip(2) {
-        let h0;
-        (last, h0) = add_full(&last, &p);
-        bad |= h0;
-        store_entry(row, &last);
-    }
-
-    let mut mags = [[0u64; 8]; 52];
-    let mut negs = [0u8; 52];
-    for (l, job) in jobs.iter().enumerate() {
-        for i in 0..52 {
-            let (mag, neg) = booth(&job.u2, i, 5);
-            mags[i][l] = u64::from(mag);
-            negs[i] |= neg.unwrap_u8() << l;
-        }
-    }
+    let (table, mut bad) = multiples(&p);
+    let digits = Digits::new(core::array::from_fn(|l| &jobs[l].u2));
     let digit = |i: usize| {
-        // SAFETY: a 64-byte load of an 8-lane array.
-        let mag = unsafe { _mm512_loadu_si512(mags[i].as_ptr().cast()) };
-        let zero_digit = _mm512_cmpeq_epi64_mask(mag, zero);
-        // Entry mag - 1; a zero digit reads entry 0, which the selection discards.
-        let idx = _mm512_maskz_sub_epi64(!zero_digit, mag, _mm512_set1_epi64(1));
-        (entry(&table, idx, negs[i]), zero_digit)
+        let (idx, zero_digit, negative) = digits.window(i);
+        (entry(&table, idx, negative), zero_digit)
     };
     // The top window meets the accumulator at infinity: its entry is the accumulator.
     let (mut acc, mut at_infinity) = digit(51);
