@@ -682,6 +682,7 @@ mod many_tests {
         let ks = scalars(13, 3);
         for n in LENGTHS {
             let got = fixed_base_many(SoftLanes, &ks[..n]);
+            assert_eq!(got.len(), n);
             for (k, q) in ks.iter().zip(&got) {
                 assert_eq!(
                     affine_limbs(q),
