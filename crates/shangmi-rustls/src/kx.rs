@@ -7,7 +7,7 @@
 
 use std::sync::{Mutex, OnceLock};
 
-use rustls::crypto::{ActiveKeyExchange, SharedSecret, SupportedKxGroup};
+use rustls::crypto::{ActiveKeyExchange, CompletedKeyExchange, SharedSecret, SupportedKxGroup};
 use rustls::{Error, NamedGroup, PeerMisbehaved};
 use shangmi::sm2::{EphemeralPool, EphemeralSecret, VerifyingKey};
 
@@ -40,7 +40,32 @@ pub(crate) fn ephemeral() -> Result<EphemeralSecret, Error> {
         .map_err(|_| rustls::crypto::GetRandomFailed.into())
 }
 
+/// `n` fresh ephemeral keys, taken under one lock.
+pub(crate) fn take_ephemerals(n: usize) -> Result<Vec<EphemeralSecret>, Error> {
+    let mut pool = pool().lock().unwrap_or_else(|p| p.into_inner());
+    (0..n)
+        .map(|_| {
+            pool.take()
+                .map_err(|_| rustls::crypto::GetRandomFailed.into())
+        })
+        .collect()
+}
+
 impl SupportedKxGroup for CurveSm2 {
+    /// A server's exchange: the agreement [`crate::with_prepared`] put on hand for this peer
+    /// share if there is one, else a fresh key and the agreement now.
+    fn start_and_complete(&self, peer_pub_key: &[u8]) -> Result<CompletedKeyExchange, Error> {
+        if let Some(done) = crate::prepared::take_prepared(peer_pub_key) {
+            return Ok(done);
+        }
+        let kx = self.start()?;
+        Ok(CompletedKeyExchange {
+            group: CURVE_SM2,
+            pub_key: kx.pub_key().to_vec(),
+            secret: kx.complete(peer_pub_key)?,
+        })
+    }
+
     fn start(&self) -> Result<Box<dyn ActiveKeyExchange>, Error> {
         let secret = ephemeral()?;
         let share = secret.public_key().to_uncompressed();

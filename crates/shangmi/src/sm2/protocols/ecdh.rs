@@ -41,6 +41,18 @@ impl EphemeralSecret {
         x_of_product(self.public.engine, &self.r, peer)
     }
 
+    /// Whether [`EphemeralSecret::diffie_hellman_many`] runs agreements side by side in vector
+    /// lanes on this CPU (AVX512-IFMA). Where it does, a server gains by gathering the
+    /// agreements of its handshakes in flight; where it does not, the call runs them one after
+    /// another (one inversion shared) and a server gains nothing by waiting to gather.
+    pub fn many_in_lanes() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Engine::Adx512(t) = <Engine as crate::cpu::Implementation>::best() {
+            return t.with_ifma().is_some();
+        }
+        false
+    }
+
     /// [`EphemeralSecret::diffie_hellman`] for many key shares at once, each result in its
     /// pair's place: the agreements of many handshakes in flight, gathered. On CPUs with
     /// AVX512-IFMA eight run at once in vector lanes; elsewhere one after another, with the
