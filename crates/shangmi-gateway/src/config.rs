@@ -60,6 +60,32 @@ pub struct Limits {
     pub requests_per_second: f64,
     /// How many requests above the rate a client may send in a burst.
     pub burst: f64,
+    /// RFC 8998 servers' curveSM2 agreements: gathered across connections or computed inline.
+    pub key_agreements: KeyAgreements,
+}
+
+/// `key_agreements`: where RFC 8998 handshakes' curveSM2 agreements are computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyAgreements {
+    /// Gathered where the CPU runs them side by side (AVX512-IFMA), else inline.
+    #[default]
+    Auto,
+    /// Gathered across connections, eight at a time at most, on one thread.
+    Gathered,
+    /// In each connection's handshake, one by one.
+    Inline,
+}
+
+impl KeyAgreements {
+    /// Whether to gather on this CPU.
+    pub fn gathered(self) -> bool {
+        match self {
+            KeyAgreements::Auto => shangmi::sm2::EphemeralSecret::many_in_lanes(),
+            KeyAgreements::Gathered => true,
+            KeyAgreements::Inline => false,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -76,6 +102,7 @@ impl Default for Limits {
             max_header_bytes: 16 * 1024,
             requests_per_second: 0.0,
             burst: 50.0,
+            key_agreements: KeyAgreements::Auto,
         }
     }
 }

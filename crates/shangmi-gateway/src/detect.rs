@@ -10,8 +10,9 @@
 const TLCP_VERSION: u16 = 0x0101;
 /// TLS_SM4_GCM_SM3, TLS_SM4_CCM_SM3.
 const SM_SUITES: [u16; 2] = [0x00C6, 0x00C7];
+const CURVE_SM2: u16 = 0x0029;
 /// curveSM2, curveSM2MLKEM768.
-const SM_GROUPS: [u16; 2] = [0x0029, 0x11EE];
+const SM_GROUPS: [u16; 2] = [CURVE_SM2, 0x11EE];
 const SM2SIG_SM3: u16 = 0x0708;
 const TLS13: u16 = 0x0304;
 
@@ -42,6 +43,10 @@ pub struct Hello {
     /// TLCP suites among the cipher suites (TLCP clients, and browsers that offer them inside
     /// a TLS hello).
     pub tlcp_suites: bool,
+    /// The groups the client supports, in its order of preference.
+    pub groups: Vec<u16>,
+    /// The client's curveSM2 key share, when it sent one in a well-formed key_share.
+    pub curve_sm2_share: Option<Vec<u8>>,
 }
 
 /// The protocol a connection is served with.
@@ -83,6 +88,19 @@ impl Hello {
             (false, false, true) => Some(Protocol::International),
             _ => None,
         })
+    }
+}
+
+impl Hello {
+    /// The curveSM2 share a TLS 1.3 server offering `server_groups` will complete: the
+    /// client's, when curveSM2 is the first of the client's groups the server has (rustls
+    /// follows the client's order) and the client sent a share for it.
+    pub fn curve_sm2_share(&self, server_groups: &[u16]) -> Option<&[u8]> {
+        let first = self.groups.iter().find(|g| server_groups.contains(g))?;
+        if *first != CURVE_SM2 {
+            return None;
+        }
+        self.curve_sm2_share.as_deref()
     }
 }
 
@@ -212,7 +230,7 @@ fn parse_hello(body: &[u8]) -> Option<Hello> {
     if !r.0.is_empty() {
         return None;
     }
-    let (mut groups, mut sigalgs, mut versions) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut sigalgs, mut versions) = (Vec::new(), Vec::new());
     let mut seen = Vec::new();
     while !exts.0.is_empty() {
         let kind = exts.u16()?;
@@ -224,17 +242,32 @@ fn parse_hello(body: &[u8]) -> Option<Hello> {
         let mut d = Reader(data);
         match kind {
             0 => hello.server_name = server_name(&mut d)?,
-            10 => groups = Reader::u16s(d.vec16()?)?,
+            10 => hello.groups = Reader::u16s(d.vec16()?)?,
             13 => sigalgs = Reader::u16s(d.vec16()?)?,
             43 => versions = Reader::u16s(d.vec8()?)?,
+            // A malformed key_share is rustls' to refuse, with the right alert.
+            51 => hello.curve_sm2_share = curve_sm2_share(&mut d),
             _ => {}
         }
     }
     hello.rfc8998 = versions.contains(&TLS13)
         && suites.iter().any(|s| SM_SUITES.contains(s))
-        && groups.iter().any(|g| SM_GROUPS.contains(g))
+        && hello.groups.iter().any(|g| SM_GROUPS.contains(g))
         && sigalgs.contains(&SM2SIG_SM3);
     Some(hello)
+}
+
+/// RFC 8446's key_share (client_shares): the first curveSM2 entry.
+fn curve_sm2_share(d: &mut Reader<'_>) -> Option<Vec<u8>> {
+    let mut list = Reader(d.vec16()?);
+    while !list.0.is_empty() {
+        let group = list.u16()?;
+        let share = list.vec16()?;
+        if group == CURVE_SM2 {
+            return Some(share.to_vec());
+        }
+    }
+    None
 }
 
 /// RFC 6066's server_name: the first host_name entry, as an ASCII host name.

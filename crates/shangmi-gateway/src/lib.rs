@@ -17,6 +17,8 @@ pub mod admin;
 #[cfg(feature = "server")]
 pub mod config;
 pub mod detect;
+#[cfg(feature = "server")]
+pub mod gather;
 #[cfg(feature = "international")]
 mod international;
 #[cfg(all(feature = "server", not(feature = "international")))]

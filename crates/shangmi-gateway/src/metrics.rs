@@ -96,6 +96,8 @@ pub struct Metrics {
     pub handshake_seconds: Histogram,
     /// From a request's head to its response's head.
     pub request_seconds: Histogram,
+    /// curveSM2 agreements gathered across connections.
+    pub gathering: std::sync::Arc<crate::gather::GatherCounts>,
 }
 
 impl Metrics {
@@ -172,6 +174,21 @@ impl Metrics {
                 "shangmi_gateway_rate_limited_total",
                 "Requests refused by the per-address rate.",
                 self.limited.load(Ordering::Relaxed),
+            ),
+            (
+                "shangmi_gateway_gathered_agreements_total",
+                "curveSM2 agreements computed gathered across connections.",
+                self.gathering.agreements.load(Ordering::Relaxed),
+            ),
+            (
+                "shangmi_gateway_agreement_batches_total",
+                "Calls that computed the gathered agreements.",
+                self.gathering.batches.load(Ordering::Relaxed),
+            ),
+            (
+                "shangmi_gateway_gathered_unused_total",
+                "Gathered agreements a handshake did not use (it completed another share).",
+                self.gathering.unused.load(Ordering::Relaxed),
             ),
         ] {
             let _ = writeln!(

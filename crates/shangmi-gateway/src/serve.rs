@@ -137,8 +137,41 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                 _ => site.international.clone(),
             }
             .expect("chosen because present");
+            let gatherer = match protocol {
+                Protocol::Rfc8998 if limits.key_agreements.gathered() => shared.gatherer(),
+                _ => None,
+            };
+            let groups: Vec<u16> = config
+                .crypto_provider()
+                .kx_groups
+                .iter()
+                .map(|g| u16::from(g.name()))
+                .collect();
+            let share = hello.curve_sm2_share(&groups);
             let acceptor = tokio_rustls::TlsAcceptor::from(config);
-            let tls = match timeout_at(deadline.into(), acceptor.accept(io)).await {
+            let handshake = async {
+                let mut prepared = match (gatherer, share) {
+                    (Some(g), Some(share)) => g.agree(share).await,
+                    _ => None,
+                };
+                let mut accept = acceptor.accept(io);
+                let done = std::future::poll_fn(|cx| {
+                    shangmi_rustls::with_prepared(&mut prepared, || {
+                        std::pin::Pin::new(&mut accept).poll(cx)
+                    })
+                })
+                .await;
+                if prepared.is_some() {
+                    // rustls completed another share (a hello retry): computed twice.
+                    shared
+                        .metrics
+                        .gathering
+                        .unused
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                done
+            };
+            let tls = match timeout_at(deadline.into(), handshake).await {
                 Ok(Ok(t)) => t,
                 Ok(Err(e)) => {
                     shared.metrics.handshake(name, "", "", "failed");

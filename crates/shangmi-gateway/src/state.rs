@@ -1,15 +1,17 @@
 //! What every connection shares: the configuration in force (replaced whole on reload), the
-//! metrics, the per-address rate, the access log and the signal to drain.
+//! metrics, the per-address rate, the access log, the signal to drain and the gatherer of
+//! key agreements.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
+use crate::gather::Gatherer;
 use crate::metrics::Metrics;
 use crate::site::{self, Generation};
 
@@ -23,6 +25,7 @@ pub struct Shared {
     rate: Mutex<HashMap<IpAddr, (f64, Instant)>>,
     draining: AtomicBool,
     stop: watch::Sender<bool>,
+    gatherer: OnceLock<Option<Gatherer>>,
 }
 
 impl Shared {
@@ -35,7 +38,22 @@ impl Shared {
             rate: Mutex::new(HashMap::new()),
             draining: AtomicBool::new(false),
             stop: watch::channel(false).0,
+            gatherer: OnceLock::new(),
         })
+    }
+
+    /// The gatherer of curveSM2 agreements, started on first use; `None` if its thread could
+    /// not start (the handshakes then compute inline).
+    pub fn gatherer(&self) -> Option<&Gatherer> {
+        self.gatherer
+            .get_or_init(|| match Gatherer::start(self.metrics.gathering.clone()) {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    event("gather", &format!("computing inline: {e}"));
+                    None
+                }
+            })
+            .as_ref()
     }
 
     /// The configuration in force; a connection keeps the one it started with.

@@ -64,6 +64,38 @@ fn rfc8998_and_international_hellos_are_told_apart() {
 }
 
 #[test]
+fn the_curve_sm2_share_is_found_when_rustls_will_complete_it() {
+    const SM2: u16 = 0x0029;
+    const HYBRID: u16 = 0x11EE;
+    let h = hello(&rustls_hello(shangmi_rustls::provider(), "sm.example.com"));
+    let share = h.curve_sm2_share(&[SM2]).expect("curveSM2 offered first");
+    assert!(shangmi_rustls::parse_key_share(share).is_ok());
+    assert_eq!(h.curve_sm2_share(&[HYBRID, SM2]), Some(share));
+    assert_eq!(
+        h.curve_sm2_share(&[0x001D]),
+        None,
+        "a server without curveSM2"
+    );
+
+    // A client preferring the hybrid sends both shares; the hybrid wins where the server has
+    // it, so its curveSM2 share is not what rustls completes.
+    let mut provider = shangmi_rustls::provider();
+    provider
+        .kx_groups
+        .insert(0, shangmi_rustls::CURVE_SM2_MLKEM768_GROUP);
+    let h = hello(&rustls_hello(provider, "sm.example.com"));
+    assert_eq!(h.groups[..2], [HYBRID, SM2]);
+    assert_eq!(h.curve_sm2_share(&[SM2, HYBRID]), None);
+    assert!(h.curve_sm2_share(&[SM2]).is_some());
+
+    let intl = rustls_hello(
+        rustls::crypto::aws_lc_rs::default_provider(),
+        "www.example.com",
+    );
+    assert_eq!(hello(&intl).curve_sm2_share(&[SM2, 0x001D]), None);
+}
+
+#[test]
 fn a_tlcp_record_is_tlcp() {
     let config = shangmi_tlcp::ClientConfig::new(Vec::<shangmi_pki::Cert>::new());
     let mut c = shangmi_tlcp::Connection::client(Arc::new(config), "localhost").unwrap();

@@ -577,6 +577,70 @@ fn two_processes_on_one_port_resume_each_others_sessions() {
 }
 
 #[test]
+fn gathered_key_agreements_serve_many_clients_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let backend = Backend::start("backend-a");
+    let text = std::fs::read_to_string(config(d, &http(backend.port), ""))
+        .unwrap()
+        .replace("[limits]\n", "[limits]\nkey_agreements = \"gathered\"\n");
+    std::fs::write(d.join("gateway.toml"), text).unwrap();
+    let gw = Gateway::start(&d.join("gateway.toml"), 1, true);
+    let port = gw.port();
+    let (threads, each) = (8, 4);
+    let sm = sm_client(d, false);
+    let clients: Vec<_> = (0..threads)
+        .map(|_| {
+            let sm = sm.clone();
+            std::thread::spawn(move || {
+                for _ in 0..each {
+                    let r = get(rustls_stream(sm.clone(), port), "");
+                    assert!(r.contains("x-sm-protocol: TLSv1.3 TLS_SM4_GCM_SM3"), "{r}");
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().unwrap();
+    }
+    // Not gathered: a client preferring the hybrid (its curveSM2 share is not the one
+    // completed), and international TLS.
+    let mut provider_groups = vec![shangmi_rustls::CURVE_SM2_MLKEM768_GROUP];
+    provider_groups.push(shangmi_rustls::CURVE_SM2_GROUP);
+    let hybrid = sm_client_groups(
+        d,
+        false,
+        shangmi_rustls::ALL_CIPHER_SUITES,
+        &provider_groups,
+    );
+    let r = get(rustls_stream(hybrid, port), "");
+    assert!(r.contains("x-sm-protocol: TLSv1.3"), "{r}");
+    let r = get(
+        rustls_stream(intl_client(d, &rustls::version::TLS13), port),
+        "",
+    );
+    assert!(r.contains("x-sm-protocol: TLSv1.3 TLS_AES_"), "{r}");
+
+    let (_, metrics) = gw.admin("GET", "/metrics");
+    let value = |name: &str| -> u64 {
+        let line = metrics.lines().find(|l| l.starts_with(&format!("{name} ")));
+        line.and_then(|l| l.split(' ').nth(1)?.parse().ok())
+            .unwrap_or_else(|| panic!("{name} not in\n{metrics}"))
+    };
+    let n = (threads * each) as u64;
+    assert_eq!(value("shangmi_gateway_gathered_agreements_total"), n);
+    let batches = value("shangmi_gateway_agreement_batches_total");
+    assert!((1..=n).contains(&batches), "{batches}");
+    assert_eq!(value("shangmi_gateway_gathered_unused_total"), 0);
+    assert!(metrics.contains(&format!(
+        "shangmi_gateway_handshake_seconds_count {}",
+        n + 2
+    )));
+    assert!(gw.wait_log(r#""group":"curveSM2MLKEM768""#, Duration::from_secs(2)));
+}
+
+#[test]
 fn a_reload_under_steady_load_fails_no_request() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
