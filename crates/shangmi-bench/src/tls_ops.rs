@@ -314,6 +314,96 @@ fn handshake_slice(s: &Setup, resumed: bool, slice: Duration) -> (f64, f64) {
     (n as f64 / sides.client, n as f64 / sides.server)
 }
 
+/// The op of [`interleaved_slice`]: server handshakes with 64 clients in flight.
+pub const INTERLEAVED: &str = "tls13-full-handshake-server-64-in-flight";
+/// Its shangmi columns: agreements gathered (as the gateway computes them) or one by one.
+pub const GATHERED: &str = "shangmi, agreements gathered";
+pub const ONE_BY_ONE: &str = "shangmi, one by one";
+const IN_FLIGHT: usize = 64;
+
+/// Full handshakes with [`IN_FLIGHT`] clients in flight, interleaved flight by flight in this
+/// thread as a server with that many clients sees them: server handshakes per second of
+/// server time. With `gather`, the ClientHellos' curveSM2 shares are taken out (the gateway's
+/// first-flight parse) and their agreements computed in one call before the servers process
+/// the hellos, which is the gateway's gathered path without its threads.
+fn interleaved_slice(s: &Setup, gather: bool, slice: Duration) -> f64 {
+    let mut server = 0.0;
+    let mut n = 0;
+    let start = Instant::now();
+    while start.elapsed() < slice || n == 0 {
+        n += interleaved(s, gather, &mut server);
+    }
+    n as f64 / server
+}
+
+fn interleaved(s: &Setup, gather: bool, server: &mut f64) -> usize {
+    use shangmi_gateway::detect::{Detected, detect};
+    let name = ServerName::try_from("localhost").expect("name");
+    let mut clients: Vec<ClientConnection> = (0..IN_FLIGHT)
+        .map(|_| ClientConnection::new(s.client_full.clone(), name.clone()).expect("client"))
+        .collect();
+    let hellos: Vec<Vec<u8>> = clients
+        .iter_mut()
+        .map(|c| {
+            let mut b = Vec::new();
+            while c.wants_write() {
+                c.write_tls(&mut b).expect("write_tls");
+            }
+            b
+        })
+        .collect();
+    let groups: Vec<u16> = s
+        .server
+        .crypto_provider()
+        .kx_groups
+        .iter()
+        .map(|g| u16::from(g.name()))
+        .collect();
+    let mut servers: Vec<ServerConnection> = timed(server, || {
+        let found: Vec<Option<Vec<u8>>> = hellos
+            .iter()
+            .map(|h| match detect(h) {
+                Detected::Hello(h) if gather => h.curve_sm2_share(&groups).map(<[u8]>::to_vec),
+                _ => None,
+            })
+            .collect();
+        let shares: Vec<&[u8]> = found.iter().flatten().map(|v| &v[..]).collect();
+        let mut agreed = shangmi_rustls::prepare_agreements(&shares).into_iter();
+        hellos
+            .iter()
+            .zip(&found)
+            .map(|(hello, share)| {
+                let mut prepared = share.as_ref().and_then(|_| agreed.next()?.ok());
+                let mut srv = ServerConnection::new(s.server.clone()).expect("server");
+                let mut rd = &hello[..];
+                while !rd.is_empty() {
+                    srv.read_tls(&mut rd).expect("read_tls");
+                    shangmi_rustls::with_prepared(&mut prepared, || srv.process_new_packets())
+                        .expect("handshake");
+                }
+                assert!(prepared.is_none(), "{}: a gathered agreement unused", s.imp);
+                srv
+            })
+            .collect()
+    });
+    let (mut client, mut buf) = (0.0, Vec::with_capacity(4096));
+    for (c, srv) in clients.iter_mut().zip(&mut servers) {
+        for _ in 0..8 {
+            pass(srv, c, server, &mut client, &mut buf);
+            pass(c, srv, &mut client, server, &mut buf);
+            if !c.handshaking() && !srv.handshaking() && !srv.wants_write() {
+                break;
+            }
+        }
+        assert!(
+            !c.handshaking() && !srv.handshaking(),
+            "{}: unfinished",
+            s.imp
+        );
+    }
+    IN_FLIGHT
+}
+
 /// 16 KiB records one way on an established connection: MB/s of sealing and opening together.
 fn record_slice(c: &mut ClientConnection, srv: &mut ServerConnection, slice: Duration) -> f64 {
     let data = vec![0x5au8; RECORD];
@@ -402,6 +492,25 @@ pub fn measure(plan: &Plan, extra: &mut dyn FnMut() -> Vec<(String, String, f64)
             "shangmi SM4-GCM (algorithm)",
             sm4_gcm_slice(plan.slice),
         );
+        for j in 0..3 {
+            match (round + j) % 3 {
+                0 => push(
+                    INTERLEAVED,
+                    GATHERED,
+                    interleaved_slice(&setups[0], true, plan.slice),
+                ),
+                1 => push(
+                    INTERLEAVED,
+                    ONE_BY_ONE,
+                    interleaved_slice(&setups[0], false, plan.slice),
+                ),
+                _ => push(
+                    INTERLEAVED,
+                    setups[1].imp,
+                    interleaved_slice(&setups[1], false, plan.slice),
+                ),
+            }
+        }
         // The post-quantum hybrids: full handshakes only (resumption and records do not
         // involve the key exchange).
         for j in 0..hybrids.len() {
@@ -513,6 +622,29 @@ pub fn markdown(figs: &[Figure], openssl4: Result<&str, &str>) -> String {
                 let _ = writeln!(s, "| {op} (/s) | {a:.0} | {b:.0} | {:.2}x |", a / b);
             }
         }
+    }
+    let in_flight = [GATHERED, ONE_BY_ONE, cols[1]].map(|c| get(INTERLEAVED, c));
+    if let [Some(g), Some(one), Some(x)] = in_flight {
+        let _ = writeln!(
+            s,
+            "\nServer full handshakes with {IN_FLIGHT} clients in flight, interleaved in one \
+             thread: shangmi with the ClientHellos' curveSM2 agreements gathered into one call \
+             (the gateway's path; {}), one by one, and rustls + aws-lc-rs X25519:\n",
+            if shangmi::sm2::EphemeralSecret::many_in_lanes() {
+                "eight at a time in IFMA lanes on this CPU"
+            } else {
+                "no IFMA lanes on this CPU, so one after another with a shared inversion"
+            }
+        );
+        let _ = writeln!(
+            s,
+            "| op | {GATHERED} | {ONE_BY_ONE} | {} | gathered / one by one | gathered / X25519 \
+             |\n|---|---:|---:|---:|---:|---:|\n| {INTERLEAVED} (/s) | {g:.0} | {one:.0} | \
+             {x:.0} | {:.2}x | {:.2}x |",
+            cols[1],
+            g / one,
+            g / x
+        );
     }
     if get(OPS[0], OPENSSL4_PROVIDER).is_some() {
         let _ = writeln!(
