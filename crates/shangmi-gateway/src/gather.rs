@@ -1,16 +1,17 @@
 //! RFC 8998 handshakes' curveSM2 agreements, gathered across connections so that they run
 //! eight at a time in IFMA lanes ([`shangmi_rustls::prepare_agreements`]).
 //!
-//! One thread computes. A connection whose ClientHello carries the curveSM2 share rustls will
-//! complete sends it over and waits; the thread takes what is queued (at most [`MOST`]),
-//! computes it in one call and answers each. Nothing waits to fill a batch: a lone handshake
-//! is computed as soon as it arrives, and one waiting behind a batch waits for at most that
-//! batch. On CPUs without lanes the gateway computes inline instead (`key_agreements =
-//! "auto"`): there gathering would only add a hand-over.
+//! A connection whose ClientHello carries the curveSM2 share rustls will complete queues it
+//! and waits. Nothing waits for a batch to fill: one thread takes whatever is queued (at most
+//! [`MOST`]) as soon as it is, so a lone handshake is computed at once, and one arriving
+//! during a batch waits for that batch only. A connection that finds a full batch queued
+//! computes it itself, on its own worker thread, so that under load the agreements spread over
+//! every core rather than queue behind one thread. On CPUs without lanes the gateway computes
+//! inline instead (`key_agreements = "auto"`): there gathering would only add a hand-over.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use shangmi_rustls::{PreparedAgreement, prepare_agreements};
 use tokio::sync::oneshot;
@@ -35,57 +36,119 @@ struct Job {
     reply: oneshot::Sender<Option<PreparedAgreement>>,
 }
 
-/// The queue to the computing thread; the thread ends when this is dropped.
-#[derive(Debug)]
-pub struct Gatherer {
-    jobs: Sender<Job>,
+#[derive(Default)]
+struct Queue {
+    jobs: VecDeque<Job>,
+    closed: bool,
 }
 
-impl Gatherer {
-    /// Starts the computing thread.
-    pub fn start(counts: Arc<GatherCounts>) -> std::io::Result<Gatherer> {
-        let (jobs, queue) = channel();
-        std::thread::Builder::new()
-            .name("shangmi-gather".into())
-            .spawn(move || compute(&queue, &counts))?;
-        Ok(Gatherer { jobs })
-    }
-
-    /// The server's agreement with a ClientHello's curveSM2 share, computed with whatever
-    /// other connections sent meanwhile. `None` if the share is invalid (rustls then refuses
-    /// it as usual) or the thread is gone (rustls then computes inline).
-    pub async fn agree(&self, share: &[u8]) -> Option<PreparedAgreement> {
-        let (reply, answer) = oneshot::channel();
-        self.jobs
-            .send(Job {
-                share: share.to_vec(),
-                reply,
-            })
-            .ok()?;
-        answer.await.ok().flatten()
-    }
+struct Inner {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    counts: Arc<GatherCounts>,
 }
 
-fn compute(queue: &Receiver<Job>, counts: &GatherCounts) {
-    while let Ok(first) = queue.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MOST {
-            match queue.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // Jobs are whole whenever the lock is released, so a panic elsewhere leaves a usable
+        // queue.
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn compute(&self, batch: Vec<Job>) {
         let shares: Vec<&[u8]> = batch.iter().map(|j| &j.share[..]).collect();
         let agreed = prepare_agreements(&shares);
-        counts
-            .agreements
+        let c = &self.counts;
+        c.agreements
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
-        counts.batches.fetch_add(1, Ordering::Relaxed);
+        c.batches.fetch_add(1, Ordering::Relaxed);
         for (job, result) in batch.into_iter().zip(agreed) {
             // A connection that gave up (timeout, reset) no longer listens; its agreement
             // is dropped, and wiped.
             let _ = job.reply.send(result.ok());
         }
+    }
+}
+
+/// The queue and its computing thread; the thread ends when this is dropped.
+pub struct Gatherer {
+    inner: Arc<Inner>,
+}
+
+impl core::fmt::Debug for Gatherer {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Gatherer").finish_non_exhaustive()
+    }
+}
+
+impl Gatherer {
+    /// Starts the computing thread.
+    pub fn start(counts: Arc<GatherCounts>) -> std::io::Result<Gatherer> {
+        let g = Gatherer::without_thread(counts);
+        let inner = g.inner.clone();
+        std::thread::Builder::new()
+            .name("shangmi-gather".into())
+            .spawn(move || run(&inner))?;
+        Ok(g)
+    }
+
+    fn without_thread(counts: Arc<GatherCounts>) -> Gatherer {
+        Gatherer {
+            inner: Arc::new(Inner {
+                queue: Mutex::default(),
+                ready: Condvar::new(),
+                counts,
+            }),
+        }
+    }
+
+    /// The server's agreement with a ClientHello's curveSM2 share, computed with whatever
+    /// other connections sent meanwhile. `None` if the share is invalid (rustls then refuses
+    /// it as usual).
+    pub async fn agree(&self, share: &[u8]) -> Option<PreparedAgreement> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            share: share.to_vec(),
+            reply,
+        };
+        let full = {
+            let mut q = self.inner.lock();
+            q.jobs.push_back(job);
+            if q.jobs.len() >= MOST {
+                Some(q.jobs.drain(..MOST).collect::<Vec<_>>())
+            } else {
+                self.inner.ready.notify_one();
+                None
+            }
+        };
+        if let Some(batch) = full {
+            self.inner.compute(batch);
+        }
+        answer.await.ok().flatten()
+    }
+}
+
+impl Drop for Gatherer {
+    fn drop(&mut self) {
+        self.inner.lock().closed = true;
+        self.inner.ready.notify_one();
+    }
+}
+
+fn run(inner: &Inner) {
+    loop {
+        let batch: Vec<Job> = {
+            let mut q = inner.lock();
+            while q.jobs.is_empty() && !q.closed {
+                q = inner.ready.wait(q).unwrap_or_else(|p| p.into_inner());
+            }
+            if q.jobs.is_empty() {
+                return;
+            }
+            let n = q.jobs.len().min(MOST);
+            q.jobs.drain(..n).collect()
+        };
+        inner.compute(batch);
     }
 }
 
@@ -140,6 +203,39 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_connection_that_fills_a_batch_computes_it() {
+        // No thread: only the eighth arrival can compute, and it computes for all eight.
+        let counts = Arc::new(GatherCounts::default());
+        let g = Arc::new(Gatherer::without_thread(counts.clone()));
+        let waiting: Vec<_> = (0..MOST - 1)
+            .map(|_| {
+                let g = g.clone();
+                tokio::spawn(async move {
+                    let share = EphemeralSecret::random()
+                        .unwrap()
+                        .public_key()
+                        .to_uncompressed();
+                    g.agree(&share).await
+                })
+            })
+            .collect();
+        while g.inner.lock().jobs.len() < MOST - 1 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(counts.batches.load(Ordering::Relaxed), 0);
+        let share = EphemeralSecret::random()
+            .unwrap()
+            .public_key()
+            .to_uncompressed();
+        assert!(g.agree(&share).await.is_some());
+        for w in waiting {
+            assert!(w.await.unwrap().is_some());
+        }
+        assert_eq!(counts.batches.load(Ordering::Relaxed), 1);
+        assert_eq!(counts.agreements.load(Ordering::Relaxed), MOST as u64);
+    }
+
+    #[tokio::test]
     async fn the_thread_ends_with_its_gatherer() {
         let counts = Arc::new(GatherCounts::default());
         let g = Gatherer::start(counts.clone()).unwrap();
@@ -149,7 +245,7 @@ mod tests {
             .to_uncompressed();
         assert!(g.agree(&share).await.is_some());
         drop(g);
-        // The thread holds the other reference to the counts until it returns.
+        // The thread holds the other references to the counts until it returns.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while Arc::strong_count(&counts) > 1 {
             assert!(

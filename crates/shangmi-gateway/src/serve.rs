@@ -137,22 +137,23 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                 _ => site.international.clone(),
             }
             .expect("chosen because present");
-            let gatherer = match protocol {
-                Protocol::Rfc8998 if limits.key_agreements.gathered() => shared.gatherer(),
+            let gather = match protocol {
+                Protocol::Rfc8998 if limits.key_agreements.gathered() => {
+                    let groups: Vec<u16> = config
+                        .crypto_provider()
+                        .kx_groups
+                        .iter()
+                        .map(|g| u16::from(g.name()))
+                        .collect();
+                    shared.gatherer().zip(hello.curve_sm2_share(&groups))
+                }
                 _ => None,
             };
-            let groups: Vec<u16> = config
-                .crypto_provider()
-                .kx_groups
-                .iter()
-                .map(|g| u16::from(g.name()))
-                .collect();
-            let share = hello.curve_sm2_share(&groups);
             let acceptor = tokio_rustls::TlsAcceptor::from(config);
             let handshake = async {
-                let mut prepared = match (gatherer, share) {
-                    (Some(g), Some(share)) => g.agree(share).await,
-                    _ => None,
+                let mut prepared = match gather {
+                    Some((g, share)) => g.agree(share).await,
+                    None => None,
                 };
                 let mut accept = acceptor.accept(io);
                 let done = std::future::poll_fn(|cx| {
