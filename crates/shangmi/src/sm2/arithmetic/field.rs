@@ -129,6 +129,14 @@ pub(crate) struct Fe<A: Arith> {
     pub(crate) a: A,
 }
 
+/// Values derived from secrets (a shared point, its Z) are wiped where they are kept in
+/// memory that outlives the computation.
+impl<A: Arith> zeroize::Zeroize for Fe<A> {
+    fn zeroize(&mut self) {
+        self.v.zeroize();
+    }
+}
+
 /// Whether `x < m`, constant time.
 pub(crate) fn lt(x: &[u64; 4], m: &[u64; 4]) -> Choice {
     let mut b = 0;

@@ -47,6 +47,21 @@ pub(crate) struct Jacobian<A: Arith> {
     pub(crate) z: Fe<A>,
 }
 
+impl<A: Arith> zeroize::Zeroize for Affine<A> {
+    fn zeroize(&mut self) {
+        self.x.zeroize();
+        self.y.zeroize();
+    }
+}
+
+impl<A: Arith> zeroize::Zeroize for Jacobian<A> {
+    fn zeroize(&mut self) {
+        self.x.zeroize();
+        self.y.zeroize();
+        self.z.zeroize();
+    }
+}
+
 impl<A: Arith> Affine<A> {
     pub(crate) fn generator(a: A) -> Self {
         Affine {
@@ -444,4 +459,5 @@ pub(crate) fn batch_to_affine<A: Arith>(points: &[Jacobian<A>], out: &mut [Affin
         };
         out[i] = Affine::conditional_select(&aff, &zero, p.is_identity());
     }
+    zeroize::Zeroize::zeroize(&mut prefix);
 }

@@ -67,10 +67,10 @@ impl EphemeralSecret {
         dispatch!(engine, |a| {
             let jobs: Vec<(Affine<_>, &Scalar)> =
                 pairs.iter().map(|(s, q)| (q.affine(a), &*s.r)).collect();
-            let points = variable_base_many(a, &jobs);
+            let mut points = variable_base_many(a, &jobs);
             let mut affine = vec![Affine::generator(a); points.len()];
             batch_to_affine(&points, &mut affine);
-            points
+            let secrets = points
                 .iter()
                 .zip(&affine)
                 .map(|(p, q)| {
@@ -82,7 +82,11 @@ impl EphemeralSecret {
                         Ok(SharedSecret(q.x.to_bytes()))
                     }
                 })
-                .collect()
+                .collect();
+            // The shared points are the secrets in another form.
+            points.zeroize();
+            affine.zeroize();
+            secrets
         })
     }
 }
