@@ -23,6 +23,19 @@ pub fn detect_flight(data: &[u8]) {
                     assert_eq!(early, h);
                 }
             }
+            // An SM2 point is offered for gathering only when an SM group is the client's
+            // first among the server's, and it is that group's point.
+            for server in [&[0x0029u16][..], &[0x11EE, 0x0029], &[0x001D]] {
+                if let Some(point) = h.sm2_point(server) {
+                    let first = h.groups.iter().find(|g| server.contains(g));
+                    let want = match first {
+                        Some(0x0029) => &h.sm2_points.curve_sm2,
+                        Some(0x11EE) => &h.sm2_points.hybrid,
+                        other => panic!("a point for {other:?}"),
+                    };
+                    assert_eq!(Some(point), want.as_deref());
+                }
+            }
             // A server name, when read, is a lower-case host name.
             if let Some(name) = &h.server_name {
                 assert!(!name.is_empty() && name.bytes().all(|b| !b.is_ascii_uppercase()));

@@ -363,7 +363,7 @@ fn interleaved(s: &Setup, gather: bool, server: &mut f64) -> usize {
         let found: Vec<Option<Vec<u8>>> = hellos
             .iter()
             .map(|h| match detect(h) {
-                Detected::Hello(h) if gather => h.curve_sm2_share(&groups).map(<[u8]>::to_vec),
+                Detected::Hello(h) if gather => h.sm2_point(&groups).map(<[u8]>::to_vec),
                 _ => None,
             })
             .collect();

@@ -11,8 +11,9 @@ const TLCP_VERSION: u16 = 0x0101;
 /// TLS_SM4_GCM_SM3, TLS_SM4_CCM_SM3.
 const SM_SUITES: [u16; 2] = [0x00C6, 0x00C7];
 const CURVE_SM2: u16 = 0x0029;
+const CURVE_SM2_MLKEM768: u16 = 0x11EE;
 /// curveSM2, curveSM2MLKEM768.
-const SM_GROUPS: [u16; 2] = [CURVE_SM2, 0x11EE];
+const SM_GROUPS: [u16; 2] = [CURVE_SM2, CURVE_SM2_MLKEM768];
 const SM2SIG_SM3: u16 = 0x0708;
 const TLS13: u16 = 0x0304;
 
@@ -45,8 +46,18 @@ pub struct Hello {
     pub tlcp_suites: bool,
     /// The groups the client supports, in its order of preference.
     pub groups: Vec<u16>,
-    /// The client's curveSM2 key share, when it sent one in a well-formed key_share.
-    pub curve_sm2_share: Option<Vec<u8>>,
+    /// The SM2 points of the client's key shares, when it sent them in a well-formed
+    /// key_share: the curveSM2 share, and the curveSM2MLKEM768 share's first 65 bytes.
+    pub sm2_points: SmPoints,
+}
+
+/// The SM2 points a ClientHello's key shares carry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SmPoints {
+    /// The curveSM2 share.
+    pub curve_sm2: Option<Vec<u8>>,
+    /// The curveSM2MLKEM768 share's curveSM2 half (its first 65 bytes).
+    pub hybrid: Option<Vec<u8>>,
 }
 
 /// The protocol a connection is served with.
@@ -92,15 +103,16 @@ impl Hello {
 }
 
 impl Hello {
-    /// The curveSM2 share a TLS 1.3 server offering `server_groups` will complete: the
-    /// client's, when curveSM2 is the first of the client's groups the server has (rustls
-    /// follows the client's order) and the client sent a share for it.
-    pub fn curve_sm2_share(&self, server_groups: &[u16]) -> Option<&[u8]> {
+    /// The client's SM2 point a TLS 1.3 server offering `server_groups` will agree with:
+    /// when curveSM2 or curveSM2MLKEM768 is the first of the client's groups the server has
+    /// (rustls follows the client's order) and the client sent a share for it.
+    pub fn sm2_point(&self, server_groups: &[u16]) -> Option<&[u8]> {
         let first = self.groups.iter().find(|g| server_groups.contains(g))?;
-        if *first != CURVE_SM2 {
-            return None;
+        match *first {
+            CURVE_SM2 => self.sm2_points.curve_sm2.as_deref(),
+            CURVE_SM2_MLKEM768 => self.sm2_points.hybrid.as_deref(),
+            _ => None,
         }
-        self.curve_sm2_share.as_deref()
     }
 }
 
@@ -246,7 +258,7 @@ fn parse_hello(body: &[u8]) -> Option<Hello> {
             13 => sigalgs = Reader::u16s(d.vec16()?)?,
             43 => versions = Reader::u16s(d.vec8()?)?,
             // A malformed key_share is rustls' to refuse, with the right alert.
-            51 => hello.curve_sm2_share = curve_sm2_share(&mut d),
+            51 => hello.sm2_points = sm2_points(&mut d).unwrap_or_default(),
             _ => {}
         }
     }
@@ -257,17 +269,30 @@ fn parse_hello(body: &[u8]) -> Option<Hello> {
     Some(hello)
 }
 
-/// RFC 8446's key_share (client_shares): the first curveSM2 entry.
-fn curve_sm2_share(d: &mut Reader<'_>) -> Option<Vec<u8>> {
+/// RFC 8446's key_share (client_shares): the first entry of each SM group, as its point.
+fn sm2_points(d: &mut Reader<'_>) -> Option<SmPoints> {
     let mut list = Reader(d.vec16()?);
+    let mut points = SmPoints::default();
     while !list.0.is_empty() {
         let group = list.u16()?;
         let share = list.vec16()?;
-        if group == CURVE_SM2 {
-            return Some(share.to_vec());
+        let slot = match group {
+            CURVE_SM2 => &mut points.curve_sm2,
+            CURVE_SM2_MLKEM768 => &mut points.hybrid,
+            _ => continue,
+        };
+        if slot.is_none() {
+            // The hybrid's point is its first 65 bytes; a share too short for it is left to
+            // rustls to refuse.
+            let point = if group == CURVE_SM2 {
+                Some(share)
+            } else {
+                share.get(..65)
+            };
+            *slot = point.map(<[u8]>::to_vec);
         }
     }
-    None
+    Some(points)
 }
 
 /// RFC 6066's server_name: the first host_name entry, as an ASCII host name.

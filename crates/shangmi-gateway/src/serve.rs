@@ -145,7 +145,7 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                         .iter()
                         .map(|g| u16::from(g.name()))
                         .collect();
-                    shared.gatherer().zip(hello.curve_sm2_share(&groups))
+                    shared.gatherer().zip(hello.sm2_point(&groups))
                 }
                 _ => None,
             };

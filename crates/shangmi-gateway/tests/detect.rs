@@ -64,35 +64,41 @@ fn rfc8998_and_international_hellos_are_told_apart() {
 }
 
 #[test]
-fn the_curve_sm2_share_is_found_when_rustls_will_complete_it() {
+fn the_sm2_point_is_found_when_rustls_will_agree_with_it() {
     const SM2: u16 = 0x0029;
     const HYBRID: u16 = 0x11EE;
     let h = hello(&rustls_hello(shangmi_rustls::provider(), "sm.example.com"));
-    let share = h.curve_sm2_share(&[SM2]).expect("curveSM2 offered first");
-    assert!(shangmi_rustls::parse_key_share(share).is_ok());
-    assert_eq!(h.curve_sm2_share(&[HYBRID, SM2]), Some(share));
+    let point = h.sm2_point(&[SM2]).expect("curveSM2 offered first");
+    assert!(shangmi_rustls::parse_key_share(point).is_ok());
+    assert_eq!(h.sm2_point(&[HYBRID, SM2]), Some(point));
     assert_eq!(
-        h.curve_sm2_share(&[0x001D]),
+        h.sm2_point(&[0x001D]),
         None,
-        "a server without curveSM2"
+        "a server without the SM groups"
     );
+    assert_eq!(h.sm2_point(&[HYBRID]), None, "no hybrid share sent");
 
-    // A client preferring the hybrid sends both shares; the hybrid wins where the server has
-    // it, so its curveSM2 share is not what rustls completes.
+    // A client preferring the hybrid sends both shares, and the hybrid's point comes first in
+    // its own share; which point is used follows the group the server will choose.
     let mut provider = shangmi_rustls::provider();
     provider
         .kx_groups
         .insert(0, shangmi_rustls::CURVE_SM2_MLKEM768_GROUP);
     let h = hello(&rustls_hello(provider, "sm.example.com"));
     assert_eq!(h.groups[..2], [HYBRID, SM2]);
-    assert_eq!(h.curve_sm2_share(&[SM2, HYBRID]), None);
-    assert!(h.curve_sm2_share(&[SM2]).is_some());
+    let (sm2, hybrid) = (
+        h.sm2_points.curve_sm2.clone().unwrap(),
+        h.sm2_points.hybrid.clone().unwrap(),
+    );
+    assert_eq!(sm2, hybrid, "one point offered twice");
+    assert_eq!(h.sm2_point(&[SM2, HYBRID]), Some(&hybrid[..]));
+    assert_eq!(h.sm2_point(&[SM2]), Some(&sm2[..]));
 
     let intl = rustls_hello(
         rustls::crypto::aws_lc_rs::default_provider(),
         "www.example.com",
     );
-    assert_eq!(hello(&intl).curve_sm2_share(&[SM2, 0x001D]), None);
+    assert_eq!(hello(&intl).sm2_point(&[SM2, 0x001D]), None);
 }
 
 #[test]

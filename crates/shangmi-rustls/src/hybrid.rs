@@ -19,6 +19,7 @@ use shangmi::sm2::EphemeralSecret;
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::kx::{CURVE_SM2, ephemeral, parse_key_share};
+use crate::prepared::take_prepared;
 
 /// curveSM2MLKEM768's code point.
 pub const CURVE_SM2_MLKEM768: NamedGroup = NamedGroup::Unknown(0x11EE);
@@ -89,17 +90,25 @@ impl SupportedKxGroup for CurveSm2MlKem768 {
         if !mlkem768::validate_public_key(&ek) {
             return Err(invalid());
         }
-        let ecdh = ephemeral()?;
+        // The ECDH half as `crate::with_prepared` put it on hand, else now.
+        let (point, x) = match take_prepared(&client_share[..POINT]) {
+            Some(done) => done.into_parts(),
+            None => {
+                let ecdh = ephemeral()?;
+                let point = ecdh.public_key().to_uncompressed();
+                let x = ecdh.diffie_hellman(&peer).map_err(|_| invalid())?;
+                (point, Zeroizing::new(*x.as_bytes()))
+            }
+        };
         let mut share = Vec::with_capacity(POINT + CT);
-        share.extend_from_slice(&ecdh.public_key().to_uncompressed());
-        let x = ecdh.diffie_hellman(&peer).map_err(|_| invalid())?;
+        share.extend_from_slice(&point);
         let (ct, ss) = mlkem768::encapsulate(&ek, *random::<32>()?);
         let ss = Zeroizing::new(ss);
         share.extend_from_slice(ct.as_slice());
         Ok(CompletedKeyExchange {
             group: CURVE_SM2_MLKEM768,
             pub_key: share,
-            secret: combine(&x.as_bytes()[..], &ss),
+            secret: combine(&x[..], &ss),
         })
     }
 

@@ -56,7 +56,12 @@ impl SupportedKxGroup for CurveSm2 {
     /// share if there is one, else a fresh key and the agreement now.
     fn start_and_complete(&self, peer_pub_key: &[u8]) -> Result<CompletedKeyExchange, Error> {
         if let Some(done) = crate::prepared::take_prepared(peer_pub_key) {
-            return Ok(done);
+            let (share, x) = done.into_parts();
+            return Ok(CompletedKeyExchange {
+                group: CURVE_SM2,
+                pub_key: share.to_vec(),
+                secret: SharedSecret::from(&x[..]),
+            });
         }
         let kx = self.start()?;
         Ok(CompletedKeyExchange {

@@ -6,19 +6,19 @@
 //! time, through [`SupportedKxGroup::start_and_complete`]. A server that has read a
 //! ClientHello whole (the gateway does, to choose the protocol) takes its curveSM2 share out,
 //! computes agreements for many shares with [`prepare_agreements`], then drives each
-//! connection inside [`with_prepared`]: curveSM2's `start_and_complete` uses the prepared
-//! result when its peer share is the one rustls is completing, and computes as usual when it
-//! is not (a hello retry, another group chosen). Each prepared result serves one handshake:
+//! connection inside [`with_prepared`]: the server's `start_and_complete` (curveSM2's, and
+//! curveSM2MLKEM768's for its ECDH half) uses the prepared result when its peer point is the
+//! one rustls is completing, and computes as usual when it is not (a hello retry, another
+//! group chosen). Each prepared result serves one handshake:
 //! using it consumes it, and an unused one is wiped when dropped.
 
 use std::cell::RefCell;
 
-use rustls::crypto::{CompletedKeyExchange, SharedSecret};
 use rustls::{Error, PeerMisbehaved};
 use shangmi::sm2::EphemeralSecret;
 use zeroize::Zeroizing;
 
-use crate::kx::{CURVE_SM2, parse_key_share, take_ephemerals};
+use crate::kx::{parse_key_share, take_ephemerals};
 
 /// A server's curveSM2 agreement with one peer share, ready for rustls.
 pub struct PreparedAgreement {
@@ -39,17 +39,14 @@ impl PreparedAgreement {
         &self.share
     }
 
-    fn complete(self) -> CompletedKeyExchange {
-        CompletedKeyExchange {
-            group: CURVE_SM2,
-            pub_key: self.share.to_vec(),
-            secret: SharedSecret::from(&self.secret[..]),
-        }
+    /// The server's point and the shared x.
+    pub(crate) fn into_parts(self) -> ([u8; 65], Zeroizing<[u8; 32]>) {
+        (self.share, self.secret)
     }
 }
 
-/// The server's agreements with many ClientHellos' curveSM2 shares, each result in its
-/// share's place. Each takes a fresh ephemeral key; a share that is not a valid curveSM2
+/// The server's agreements with many ClientHellos' SM2 points (curveSM2 shares, or the first
+/// 65 bytes of curveSM2MLKEM768 shares), each result in its point's place. Each takes a fresh ephemeral key; a share that is not a valid curveSM2
 /// share fails alone, as rustls would fail it.
 pub fn prepare_agreements(peer_shares: &[&[u8]]) -> Vec<Result<PreparedAgreement, Error>> {
     let peers: Vec<Result<_, Error>> = peer_shares.iter().map(|s| parse_key_share(s)).collect();
@@ -115,13 +112,14 @@ pub fn with_prepared<R>(prepared: &mut Option<PreparedAgreement>, f: impl FnOnce
     f()
 }
 
-/// The agreement prepared for `peer` on this thread, if any (taking it).
-pub(crate) fn take_prepared(peer: &[u8]) -> Option<CompletedKeyExchange> {
+/// The agreement prepared on this thread for the peer's SM2 point (the curveSM2 share, or
+/// the hybrid share's first 65 bytes), if any (taking it).
+pub(crate) fn take_prepared(peer_point: &[u8]) -> Option<PreparedAgreement> {
     READY.with(|r| {
         let mut r = r.borrow_mut();
-        // The share is public: a plain comparison.
-        if r.as_ref().is_some_and(|p| p.peer[..] == *peer) {
-            r.take().map(PreparedAgreement::complete)
+        // The point is public: a plain comparison.
+        if r.as_ref().is_some_and(|p| p.peer[..] == *peer_point) {
+            r.take()
         } else {
             None
         }
@@ -195,6 +193,20 @@ mod tests {
             .diffie_hellman(&parse_key_share(&server_share).unwrap())
             .unwrap();
         assert_eq!(done.secret.secret_bytes(), want.as_bytes());
+    }
+
+    #[test]
+    fn the_hybrid_takes_its_ecdh_half_prepared() {
+        let hybrid = crate::hybrid::CurveSm2MlKem768;
+        let client = hybrid.start().unwrap();
+        let share = client.pub_key().to_vec();
+        let mut prepared = prepare_agreements(&[&share[..65]]).pop().unwrap().ok();
+        let point = *prepared.as_ref().unwrap().share();
+        let done = with_prepared(&mut prepared, || hybrid.start_and_complete(&share)).unwrap();
+        assert!(prepared.is_none(), "used, so consumed");
+        assert_eq!(done.pub_key[..65], point);
+        let secret = client.complete(&done.pub_key).unwrap();
+        assert_eq!(secret.secret_bytes(), done.secret.secret_bytes());
     }
 
     #[test]
