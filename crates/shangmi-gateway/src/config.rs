@@ -68,23 +68,18 @@ pub struct Limits {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyAgreements {
-    /// Gathered where the CPU runs them side by side (AVX512-IFMA), else inline.
-    #[default]
-    Auto,
-    /// Gathered across connections, eight at a time at most, on one thread.
-    Gathered,
     /// In each connection's handshake, one by one.
+    #[default]
     Inline,
+    /// Gathered across connections (`gather`), eight at a time at most: for CPUs with
+    /// AVX512-IFMA lanes and arrival rates that fill them.
+    Gathered,
 }
 
 impl KeyAgreements {
-    /// Whether to gather on this CPU.
+    /// Whether to gather.
     pub fn gathered(self) -> bool {
-        match self {
-            KeyAgreements::Auto => shangmi::sm2::EphemeralSecret::many_in_lanes(),
-            KeyAgreements::Gathered => true,
-            KeyAgreements::Inline => false,
-        }
+        self == KeyAgreements::Gathered
     }
 }
 
@@ -102,7 +97,7 @@ impl Default for Limits {
             max_header_bytes: 16 * 1024,
             requests_per_second: 0.0,
             burst: 50.0,
-            key_agreements: KeyAgreements::Auto,
+            key_agreements: KeyAgreements::Inline,
         }
     }
 }

@@ -1,17 +1,20 @@
 //! RFC 8998 handshakes' curveSM2 agreements, gathered across connections so that they run
 //! eight at a time in IFMA lanes ([`shangmi_rustls::prepare_agreements`]).
 //!
-//! A connection whose ClientHello carries the curveSM2 share rustls will complete queues it
-//! and waits. Nothing waits for a batch to fill: one thread takes whatever is queued (at most
-//! [`MOST`]) as soon as it is, so a lone handshake is computed at once, and one arriving
-//! during a batch waits for that batch only. A connection that finds a full batch queued
-//! computes it itself, on its own worker thread, so that under load the agreements spread over
-//! every core rather than queue behind one thread. On CPUs without lanes the gateway computes
-//! inline instead (`key_agreements = "auto"`): there gathering would only add a hand-over.
+//! A connection whose ClientHello carries the SM2 point rustls will agree with queues it and
+//! waits. One thread computes what is queued, at most [`MOST`] at a time. It waits for more
+//! only while other connections are still reading their first flights ([`Arriving`]), and
+//! for [`WINDOW`] at most: a lone handshake is computed at once, and none waits longer than
+//! the window and one batch. A connection that finds a full batch queued computes it itself,
+//! on its own worker thread, so that under load the agreements spread over every core rather
+//! than queue behind one thread. Gathering pays only with IFMA lanes and shares arriving
+//! faster than one per window; otherwise it costs a hand-over, so the gateway computes inline
+//! unless told (`key_agreements = "gathered"`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use shangmi_rustls::{PreparedAgreement, prepare_agreements};
 use tokio::sync::oneshot;
@@ -19,6 +22,9 @@ use tokio::sync::oneshot;
 /// One lane group: a batch is computed in one pass of the lanes, so what waits behind it waits
 /// for one pass.
 pub const MOST: usize = 8;
+
+/// The longest a partial batch waits for connections still reading their first flights.
+pub const WINDOW: Duration = Duration::from_micros(100);
 
 /// What the gatherer did, for the metrics.
 #[derive(Debug, Default)]
@@ -39,6 +45,8 @@ struct Job {
 #[derive(Default)]
 struct Queue {
     jobs: VecDeque<Job>,
+    /// Connections reading their first flight: shares that may be queued soon.
+    arriving: usize,
     closed: bool,
 }
 
@@ -46,6 +54,7 @@ struct Inner {
     queue: Mutex<Queue>,
     ready: Condvar,
     counts: Arc<GatherCounts>,
+    window: Duration,
 }
 
 impl Inner {
@@ -84,7 +93,12 @@ impl core::fmt::Debug for Gatherer {
 impl Gatherer {
     /// Starts the computing thread.
     pub fn start(counts: Arc<GatherCounts>) -> std::io::Result<Gatherer> {
-        let g = Gatherer::without_thread(counts);
+        Gatherer::start_with(counts, WINDOW)
+    }
+
+    fn start_with(counts: Arc<GatherCounts>, window: Duration) -> std::io::Result<Gatherer> {
+        let mut g = Gatherer::without_thread(counts);
+        Arc::get_mut(&mut g.inner).expect("not shared yet").window = window;
         let inner = g.inner.clone();
         std::thread::Builder::new()
             .name("shangmi-gather".into())
@@ -98,8 +112,16 @@ impl Gatherer {
                 queue: Mutex::default(),
                 ready: Condvar::new(),
                 counts,
+                window: WINDOW,
             }),
         }
+    }
+
+    /// Marks a connection that is reading its first flight until the mark is dropped: while
+    /// any is marked, a partial batch waits (up to [`WINDOW`]) for their shares.
+    pub fn arriving(&self) -> Arriving<'_> {
+        self.inner.lock().arriving += 1;
+        Arriving(self)
     }
 
     /// The server's agreement with a ClientHello's curveSM2 share, computed with whatever
@@ -128,6 +150,16 @@ impl Gatherer {
     }
 }
 
+/// See [`Gatherer::arriving`].
+pub struct Arriving<'a>(&'a Gatherer);
+
+impl Drop for Arriving<'_> {
+    fn drop(&mut self) {
+        self.0.inner.lock().arriving -= 1;
+        self.0.inner.ready.notify_one();
+    }
+}
+
 impl Drop for Gatherer {
     fn drop(&mut self) {
         self.inner.lock().closed = true;
@@ -137,17 +169,31 @@ impl Drop for Gatherer {
 
 fn run(inner: &Inner) {
     loop {
-        let batch: Vec<Job> = {
-            let mut q = inner.lock();
-            while q.jobs.is_empty() && !q.closed {
-                q = inner.ready.wait(q).unwrap_or_else(|p| p.into_inner());
-            }
-            if q.jobs.is_empty() {
-                return;
-            }
-            let n = q.jobs.len().min(MOST);
-            q.jobs.drain(..n).collect()
-        };
+        let mut q = inner.lock();
+        while q.jobs.is_empty() && !q.closed {
+            q = inner.ready.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+        if q.jobs.is_empty() {
+            return;
+        }
+        let deadline = Instant::now() + inner.window;
+        while q.jobs.len() < MOST && q.arriving > 0 && !q.closed {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                break;
+            };
+            q = inner
+                .ready
+                .wait_timeout(q, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        // A connection that filled a batch meanwhile took it.
+        let n = q.jobs.len().min(MOST);
+        if n == 0 {
+            continue;
+        }
+        let batch: Vec<Job> = q.jobs.drain(..n).collect();
+        drop(q);
         inner.compute(batch);
     }
 }
@@ -233,6 +279,61 @@ mod tests {
         }
         assert_eq!(counts.batches.load(Ordering::Relaxed), 1);
         assert_eq!(counts.agreements.load(Ordering::Relaxed), MOST as u64);
+    }
+
+    async fn agree_in_task(g: &Arc<Gatherer>) -> tokio::task::JoinHandle<bool> {
+        let g = g.clone();
+        tokio::spawn(async move {
+            let share = EphemeralSecret::random()
+                .unwrap()
+                .public_key()
+                .to_uncompressed();
+            g.agree(&share).await.is_some()
+        })
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_partial_batch_waits_only_while_connections_are_arriving() {
+        // A window far longer than the test, so that only the rules can end a wait.
+        let counts = Arc::new(GatherCounts::default());
+        let g = Arc::new(Gatherer::start_with(counts.clone(), Duration::from_secs(60)).unwrap());
+        let started = Instant::now();
+
+        // Nobody arriving: a lone agreement is computed at once.
+        assert!(agree_in_task(&g).await.await.unwrap());
+        assert_eq!(counts.batches.load(Ordering::Relaxed), 1);
+
+        // One connection still reading: the next share waits for it.
+        let arriving = g.arriving();
+        let first = agree_in_task(&g).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!first.is_finished(), "computed without waiting");
+        assert_eq!(counts.batches.load(Ordering::Relaxed), 1);
+        // Its share arrives (the mark ends before the share is queued, as in serve.rs).
+        drop(arriving);
+        let second = agree_in_task(&g).await;
+        assert!(first.await.unwrap() && second.await.unwrap());
+        let (batches, agreements) = (
+            counts.batches.load(Ordering::Relaxed),
+            counts.agreements.load(Ordering::Relaxed),
+        );
+        assert_eq!(agreements, 3);
+        // The mark's end alone ends the wait: the second share may have come just after.
+        assert!((2..=3).contains(&batches), "{batches}");
+
+        // Shares queued while a connection is arriving go together.
+        let arriving = g.arriving();
+        let (a, b) = (agree_in_task(&g).await, agree_in_task(&g).await);
+        while g.inner.lock().jobs.len() < 2 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        drop(arriving);
+        assert!(a.await.unwrap() && b.await.unwrap());
+        assert_eq!(counts.batches.load(Ordering::Relaxed), batches + 1);
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "a wait ran out its window"
+        );
     }
 
     #[tokio::test]

@@ -80,7 +80,15 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
     };
 
     let mut tcp = tcp;
-    let (hello, head) = match timeout_at(deadline.into(), first_flight(&mut tcp)).await {
+    let gatherer = if limits.key_agreements.gathered() {
+        shared.gatherer()
+    } else {
+        None
+    };
+    let arriving = gatherer.map(|g| g.arriving());
+    let first = timeout_at(deadline.into(), first_flight(&mut tcp)).await;
+    drop(arriving);
+    let (hello, head) = match first {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return failed("first flight", "", e),
         Err(_) => return failed("timeout", "", "no complete ClientHello in time".into()),
@@ -138,14 +146,14 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
             }
             .expect("chosen because present");
             let gather = match protocol {
-                Protocol::Rfc8998 if limits.key_agreements.gathered() => {
+                Protocol::Rfc8998 if gatherer.is_some() => {
                     let groups: Vec<u16> = config
                         .crypto_provider()
                         .kx_groups
                         .iter()
                         .map(|g| u16::from(g.name()))
                         .collect();
-                    shared.gatherer().zip(hello.sm2_point(&groups))
+                    gatherer.zip(hello.sm2_point(&groups))
                 }
                 _ => None,
             };
