@@ -268,31 +268,30 @@ fn handshake(s: &Setup, resume: bool, sides: &mut Sides) -> (ClientConnection, S
         ServerConnection::new(s.server.clone()).expect("server")
     });
     let mut buf = Vec::with_capacity(4096);
+    flights(&mut c, &mut srv, sides, &mut buf, s.imp);
+    (c, srv)
+}
+
+/// Passes flights both ways, the client's first, until the handshake is done and the server's
+/// tickets are delivered.
+fn flights(
+    c: &mut ClientConnection,
+    srv: &mut ServerConnection,
+    sides: &mut Sides,
+    buf: &mut Vec<u8>,
+    imp: &str,
+) {
     for _ in 0..8 {
-        pass(
-            &mut c,
-            &mut srv,
-            &mut sides.client,
-            &mut sides.server,
-            &mut buf,
-        );
-        pass(
-            &mut srv,
-            &mut c,
-            &mut sides.server,
-            &mut sides.client,
-            &mut buf,
-        );
+        pass(c, srv, &mut sides.client, &mut sides.server, buf);
+        pass(srv, c, &mut sides.server, &mut sides.client, buf);
         if !c.handshaking() && !srv.handshaking() && !srv.wants_write() {
             break;
         }
     }
     assert!(
         !c.handshaking() && !srv.handshaking(),
-        "{}: handshake did not finish",
-        s.imp
+        "{imp}: handshake did not finish"
     );
-    (c, srv)
 }
 
 /// Handshakes for one slice: per-side rates (handshakes per second of that side's time).
@@ -386,21 +385,13 @@ fn interleaved(s: &Setup, gather: bool, server: &mut f64) -> usize {
             })
             .collect()
     });
-    let (mut client, mut buf) = (0.0, Vec::with_capacity(4096));
+    // The rest of each handshake (the client has nothing to send until the server answers).
+    let mut sides = Sides::default();
+    let mut buf = Vec::with_capacity(4096);
     for (c, srv) in clients.iter_mut().zip(&mut servers) {
-        for _ in 0..8 {
-            pass(srv, c, server, &mut client, &mut buf);
-            pass(c, srv, &mut client, server, &mut buf);
-            if !c.handshaking() && !srv.handshaking() && !srv.wants_write() {
-                break;
-            }
-        }
-        assert!(
-            !c.handshaking() && !srv.handshaking(),
-            "{}: unfinished",
-            s.imp
-        );
+        flights(c, srv, &mut sides, &mut buf, s.imp);
     }
+    *server += sides.server;
     IN_FLIGHT
 }
 

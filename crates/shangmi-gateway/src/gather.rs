@@ -253,43 +253,33 @@ mod tests {
         // No thread: only the eighth arrival can compute, and it computes for all eight.
         let counts = Arc::new(GatherCounts::default());
         let g = Arc::new(Gatherer::without_thread(counts.clone()));
-        let waiting: Vec<_> = (0..MOST - 1)
-            .map(|_| {
-                let g = g.clone();
-                tokio::spawn(async move {
-                    let share = EphemeralSecret::random()
-                        .unwrap()
-                        .public_key()
-                        .to_uncompressed();
-                    g.agree(&share).await
-                })
-            })
-            .collect();
+        let mut waiting = Vec::new();
+        for _ in 0..MOST - 1 {
+            waiting.push(agree_in_task(&g));
+        }
         while g.inner.lock().jobs.len() < MOST - 1 {
             tokio::task::yield_now().await;
         }
         assert_eq!(counts.batches.load(Ordering::Relaxed), 0);
-        let share = EphemeralSecret::random()
-            .unwrap()
-            .public_key()
-            .to_uncompressed();
-        assert!(g.agree(&share).await.is_some());
+        assert!(g.agree(&share()).await.is_some());
         for w in waiting {
-            assert!(w.await.unwrap().is_some());
+            assert!(w.await.unwrap());
         }
         assert_eq!(counts.batches.load(Ordering::Relaxed), 1);
         assert_eq!(counts.agreements.load(Ordering::Relaxed), MOST as u64);
     }
 
-    async fn agree_in_task(g: &Arc<Gatherer>) -> tokio::task::JoinHandle<bool> {
+    fn share() -> [u8; 65] {
+        EphemeralSecret::random()
+            .unwrap()
+            .public_key()
+            .to_uncompressed()
+    }
+
+    /// A connection's agreement in a task of its own: whether it came back.
+    fn agree_in_task(g: &Arc<Gatherer>) -> tokio::task::JoinHandle<bool> {
         let g = g.clone();
-        tokio::spawn(async move {
-            let share = EphemeralSecret::random()
-                .unwrap()
-                .public_key()
-                .to_uncompressed();
-            g.agree(&share).await.is_some()
-        })
+        tokio::spawn(async move { g.agree(&share()).await.is_some() })
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -300,18 +290,18 @@ mod tests {
         let started = Instant::now();
 
         // Nobody arriving: a lone agreement is computed at once.
-        assert!(agree_in_task(&g).await.await.unwrap());
+        assert!(agree_in_task(&g).await.unwrap());
         assert_eq!(counts.batches.load(Ordering::Relaxed), 1);
 
         // One connection still reading: the next share waits for it.
         let arriving = g.arriving();
-        let first = agree_in_task(&g).await;
+        let first = agree_in_task(&g);
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert!(!first.is_finished(), "computed without waiting");
         assert_eq!(counts.batches.load(Ordering::Relaxed), 1);
         // Its share arrives (the mark ends before the share is queued, as in serve.rs).
         drop(arriving);
-        let second = agree_in_task(&g).await;
+        let second = agree_in_task(&g);
         assert!(first.await.unwrap() && second.await.unwrap());
         let (batches, agreements) = (
             counts.batches.load(Ordering::Relaxed),
@@ -323,7 +313,7 @@ mod tests {
 
         // Shares queued while a connection is arriving go together.
         let arriving = g.arriving();
-        let (a, b) = (agree_in_task(&g).await, agree_in_task(&g).await);
+        let (a, b) = (agree_in_task(&g), agree_in_task(&g));
         while g.inner.lock().jobs.len() < 2 {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
@@ -340,20 +330,13 @@ mod tests {
     async fn the_thread_ends_with_its_gatherer() {
         let counts = Arc::new(GatherCounts::default());
         let g = Gatherer::start(counts.clone()).unwrap();
-        let share = EphemeralSecret::random()
-            .unwrap()
-            .public_key()
-            .to_uncompressed();
-        assert!(g.agree(&share).await.is_some());
+        assert!(g.agree(&share()).await.is_some());
         drop(g);
         // The thread holds the other references to the counts until it returns.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(10);
         while Arc::strong_count(&counts) > 1 {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the thread still runs"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            assert!(Instant::now() < deadline, "the thread still runs");
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
     }
 }
