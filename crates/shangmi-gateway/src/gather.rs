@@ -33,7 +33,8 @@ pub struct GatherCounts {
     pub agreements: AtomicU64,
     /// Calls that computed them (agreements / batches is the mean batch).
     pub batches: AtomicU64,
-    /// Agreements computed but not used: the handshake completed another share.
+    /// Agreements computed but not used: the handshake asked for another share (a hello
+    /// retry) or failed before its key exchange.
     pub unused: AtomicU64,
 }
 
@@ -135,6 +136,9 @@ impl Gatherer {
         };
         let full = {
             let mut q = self.inner.lock();
+            if q.closed {
+                return None; // the thread is gone: rustls computes inline
+            }
             q.jobs.push_back(job);
             if q.jobs.len() >= MOST {
                 Some(q.jobs.drain(..MOST).collect::<Vec<_>>())
@@ -167,7 +171,20 @@ impl Drop for Gatherer {
     }
 }
 
+/// Closes the queue when the thread ends, however it ends: what is queued is answered with
+/// nothing (those handshakes compute inline) and nothing more is queued.
+struct Stop<'a>(&'a Inner);
+
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        let mut q = self.0.lock();
+        q.closed = true;
+        q.jobs.clear();
+    }
+}
+
 fn run(inner: &Inner) {
+    let _stop = Stop(inner);
     loop {
         let mut q = inner.lock();
         while q.jobs.is_empty() && !q.closed {
@@ -323,6 +340,26 @@ mod tests {
         assert!(
             started.elapsed() < Duration::from_secs(30),
             "a wait ran out its window"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_thread_that_ended_leaves_handshakes_to_compute_inline() {
+        let g = Arc::new(Gatherer::without_thread(Arc::default()));
+        let queued = agree_in_task(&g);
+        while g.inner.lock().jobs.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        // The thread's end, however it came (a panic included), closes the queue.
+        drop(Stop(&g.inner));
+        assert!(
+            !queued.await.unwrap(),
+            "what was queued is answered with nothing"
+        );
+        let later = tokio::time::timeout(Duration::from_secs(10), g.agree(&share())).await;
+        assert!(
+            later.expect("answered at once").is_none(),
+            "and nothing more waits"
         );
     }
 

@@ -187,7 +187,7 @@ impl Metrics {
             ),
             (
                 "shangmi_gateway_gathered_unused_total",
-                "Gathered agreements a handshake did not use (it completed another share).",
+                "Gathered agreements a handshake did not use (a hello retry, or it failed first).",
                 self.gathering.unused.load(Ordering::Relaxed),
             ),
         ] {

@@ -171,7 +171,7 @@ async fn connection(shared: Arc<Shared>, index: usize, tcp: TcpStream, peer: Soc
                 })
                 .await;
                 if prepared.is_some() {
-                    // rustls completed another share (a hello retry): computed twice.
+                    // Not used: a hello retry (computed twice), or the handshake failed first.
                     shared
                         .metrics
                         .gathering
