@@ -5,7 +5,7 @@
 //! share that is not exactly that form, not on the curve or the point at infinity is refused
 //! before any arithmetic uses it.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use rustls::crypto::{ActiveKeyExchange, CompletedKeyExchange, SharedSecret, SupportedKxGroup};
 use rustls::{Error, NamedGroup, PeerMisbehaved};
@@ -29,26 +29,26 @@ pub struct CurveSm2;
 /// suffices and the server needs no HelloRetryRequest).
 pub static CURVE_SM2_GROUP: &dyn SupportedKxGroup = &CurveSm2;
 
+/// The pool, locked. A poisoned lock only means another thread panicked while taking a key;
+/// taken keys are wiped from the pool as they leave it, so what remains is unused.
+fn locked_pool() -> MutexGuard<'static, EphemeralPool> {
+    pool().lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn take_one(pool: &mut EphemeralPool) -> Result<EphemeralSecret, Error> {
+    pool.take()
+        .map_err(|_| rustls::crypto::GetRandomFailed.into())
+}
+
 /// A fresh ephemeral key from the pool.
 pub(crate) fn ephemeral() -> Result<EphemeralSecret, Error> {
-    // A poisoned lock only means another thread panicked while taking a key; taken keys are
-    // wiped from the pool as they leave it, so what remains is unused.
-    pool()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take()
-        .map_err(|_| rustls::crypto::GetRandomFailed.into())
+    take_one(&mut locked_pool())
 }
 
 /// `n` fresh ephemeral keys, taken under one lock.
 pub(crate) fn take_ephemerals(n: usize) -> Result<Vec<EphemeralSecret>, Error> {
-    let mut pool = pool().lock().unwrap_or_else(|p| p.into_inner());
-    (0..n)
-        .map(|_| {
-            pool.take()
-                .map_err(|_| rustls::crypto::GetRandomFailed.into())
-        })
-        .collect()
+    let mut pool = locked_pool();
+    (0..n).map(|_| take_one(&mut pool)).collect()
 }
 
 impl SupportedKxGroup for CurveSm2 {

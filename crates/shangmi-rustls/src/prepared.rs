@@ -9,8 +9,8 @@
 //! connection inside [`with_prepared`]: the server's `start_and_complete` (curveSM2's, and
 //! curveSM2MLKEM768's for its ECDH half) uses the prepared result when its peer point is the
 //! one rustls is completing, and computes as usual when it is not (a hello retry, another
-//! group chosen). Each prepared result serves one handshake:
-//! using it consumes it, and an unused one is wiped when dropped.
+//! group chosen). Each prepared result serves one handshake: using it consumes it, and an
+//! unused one is wiped when dropped.
 
 use std::cell::RefCell;
 
@@ -46,8 +46,9 @@ impl PreparedAgreement {
 }
 
 /// The server's agreements with many ClientHellos' SM2 points (curveSM2 shares, or the first
-/// 65 bytes of curveSM2MLKEM768 shares), each result in its point's place. Each takes a fresh ephemeral key; a share that is not a valid curveSM2
-/// share fails alone, as rustls would fail it.
+/// 65 bytes of curveSM2MLKEM768 shares), each result in its point's place. Each takes a fresh
+/// ephemeral key; a point that is not a valid curveSM2 share fails alone, as rustls would
+/// fail it.
 pub fn prepare_agreements(peer_shares: &[&[u8]]) -> Vec<Result<PreparedAgreement, Error>> {
     let peers: Vec<Result<_, Error>> = peer_shares.iter().map(|s| parse_key_share(s)).collect();
     let valid = peers.iter().filter(|p| p.is_ok()).count();
