@@ -588,6 +588,10 @@ fn gathered_key_agreements_serve_many_clients_at_once() {
     std::fs::write(d.join("gateway.toml"), text).unwrap();
     let gw = Gateway::start(&d.join("gateway.toml"), 1, true);
     let port = gw.port();
+    // Idle clients that never send a hello keep a partial batch waiting for their shares:
+    // 100 us at most each time, so the real clients still finish well inside the 3 s
+    // handshake deadline (an unbounded wait would last until the idle ones time out).
+    let idle: Vec<_> = (0..200).map(|_| tcp(port)).collect();
     let (threads, each) = (8, 4);
     let sm = sm_client(d, false);
     let clients: Vec<_> = (0..threads)
@@ -604,14 +608,23 @@ fn gathered_key_agreements_serve_many_clients_at_once() {
     for c in clients {
         c.join().unwrap();
     }
-    // A client preferring the hybrid: its ECDH half is gathered too.
+    // A client preferring the hybrid: its ECDH half is gathered too, alone in its batch while
+    // the idle clients are still arriving.
     let groups = [
         shangmi_rustls::CURVE_SM2_MLKEM768_GROUP,
         shangmi_rustls::CURVE_SM2_GROUP,
     ];
     let hybrid = sm_client_groups(d, false, shangmi_rustls::ALL_CIPHER_SUITES, &groups);
+    let lone = Instant::now();
     let r = get(rustls_stream(hybrid, port), "");
     assert!(r.contains("x-sm-protocol: TLSv1.3"), "{r}");
+    // Until the idle clients time out would be over 2 s from here.
+    assert!(
+        lone.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        lone.elapsed()
+    );
+    drop(idle);
     // Not gathered: international TLS.
     let r = get(
         rustls_stream(intl_client(d, &rustls::version::TLS13), port),
