@@ -62,6 +62,45 @@ pub(crate) trait Kernel {
     fn wp(s: &Self::Schedule, j: usize) -> u32;
     /// `a12 + e + T[J]`, the input of SS1's rotation.
     fn ss1_input<const J: usize>(a12: u32, e: u32) -> u32;
+
+    /// Round J on the state as this round names it: the new A goes into `d`, the new E into
+    /// `h`, and `b` and `f` are rotated in place (see [`compress_block`]). A backend overrides
+    /// it only to order the instructions itself.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)] // the eight state words, each in its own register
+    fn round<const J: usize>(
+        s: &Self::Schedule,
+        a: u32,
+        b: &mut u32,
+        c: u32,
+        d: &mut u32,
+        e: u32,
+        f: &mut u32,
+        g: u32,
+        h: &mut u32,
+    ) {
+        let (ff, gg) = if J < 16 {
+            (a ^ *b ^ c, e ^ *f ^ g)
+        } else {
+            ((a & *b) | (c & (a | *b)), (e & *f) | (!e & g))
+        };
+        let a12 = a.rotate_left(12);
+        let ss1 = Self::ss1_input::<J>(a12, e).rotate_left(7);
+        let ss2 = ss1 ^ a12;
+        // The value that depends on this round's A or E is added last.
+        let tt1 = d
+            .wrapping_add(Self::wp(s, J))
+            .wrapping_add(ff)
+            .wrapping_add(ss2);
+        let tt2 = h
+            .wrapping_add(Self::w(s, J))
+            .wrapping_add(gg)
+            .wrapping_add(ss1);
+        *b = b.rotate_left(9);
+        *f = f.rotate_left(19);
+        *d = tt1;
+        *h = p0(tt2);
+    }
 }
 
 /// One compression: the 64 rounds with the expansion interleaved, and the feed-forward.
@@ -75,59 +114,34 @@ pub(crate) fn compress_block<K: Kernel>(state: &mut [u32; 8], block: &[u8; 64]) 
     let mut s = K::load(block);
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
 
-    macro_rules! round {
-        ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:ident, $g:ident, $h:ident,
-         $j:expr, $ff:expr, $gg:expr) => {{
-            let a12 = $a.rotate_left(12);
-            let ss1 = K::ss1_input::<{ $j }>(a12, $e).rotate_left(7);
-            let ss2 = ss1 ^ a12;
-            // The value that depends on this round's A or E is added last.
-            let tt1 = $d
-                .wrapping_add(K::wp(&s, $j))
-                .wrapping_add($ff($a, $b, $c))
-                .wrapping_add(ss2);
-            let tt2 = $h
-                .wrapping_add(K::w(&s, $j))
-                .wrapping_add($gg($e, $f, $g))
-                .wrapping_add(ss1);
-            $b = $b.rotate_left(9);
-            $f = $f.rotate_left(19);
-            $d = tt1;
-            $h = p0(tt2);
-        }};
-    }
     macro_rules! four {
-        ($j:expr, $ff:expr, $gg:expr) => {
+        ($j:expr) => {
             if $j / 4 + 4 <= 16 {
                 K::expand(&mut s, $j / 4 + 4);
             }
-            round!(a, b, c, d, e, f, g, h, $j, $ff, $gg);
-            round!(d, a, b, c, h, e, f, g, $j + 1, $ff, $gg);
-            round!(c, d, a, b, g, h, e, f, $j + 2, $ff, $gg);
-            round!(b, c, d, a, f, g, h, e, $j + 3, $ff, $gg);
+            K::round::<{ $j }>(&s, a, &mut b, c, &mut d, e, &mut f, g, &mut h);
+            K::round::<{ $j + 1 }>(&s, d, &mut a, b, &mut c, h, &mut e, f, &mut g);
+            K::round::<{ $j + 2 }>(&s, c, &mut d, a, &mut b, g, &mut h, e, &mut f);
+            K::round::<{ $j + 3 }>(&s, b, &mut c, d, &mut a, f, &mut g, h, &mut e);
         };
     }
 
-    let xor3 = |x: u32, y: u32, z: u32| x ^ y ^ z;
-    let maj = |x: u32, y: u32, z: u32| (x & y) | (z & (x | y));
-    let ch = |x: u32, y: u32, z: u32| (x & y) | (!x & z);
-
-    four!(0, xor3, xor3);
-    four!(4, xor3, xor3);
-    four!(8, xor3, xor3);
-    four!(12, xor3, xor3);
-    four!(16, maj, ch);
-    four!(20, maj, ch);
-    four!(24, maj, ch);
-    four!(28, maj, ch);
-    four!(32, maj, ch);
-    four!(36, maj, ch);
-    four!(40, maj, ch);
-    four!(44, maj, ch);
-    four!(48, maj, ch);
-    four!(52, maj, ch);
-    four!(56, maj, ch);
-    four!(60, maj, ch);
+    four!(0);
+    four!(4);
+    four!(8);
+    four!(12);
+    four!(16);
+    four!(20);
+    four!(24);
+    four!(28);
+    four!(32);
+    four!(36);
+    four!(40);
+    four!(44);
+    four!(48);
+    four!(52);
+    four!(56);
+    four!(60);
 
     for (s, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
         *s ^= v;
