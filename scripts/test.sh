@@ -8,7 +8,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step's wall time, printed at the end (and on failure, up to the step that failed).
+step_names=()
+step_starts=()
+step() {
+  step_names+=("$*")
+  step_starts+=("$(date +%s)")
+  printf '\n== %s\n' "$*"
+}
+times() {
+  local now i end
+  now=$(date +%s)
+  echo
+  echo "== time per step"
+  for i in "${!step_names[@]}"; do
+    end=${step_starts[$((i + 1))]:-$now}
+    printf '%6ss  %s\n' "$((end - step_starts[i]))" "${step_names[i]:0:90}"
+  done
+  printf '%6ss  in all\n' "$((now - ${step_starts[0]:-$now}))"
+}
+trap times EXIT
 
 # have TOOL-CHECK-COMMAND WHAT: whether a tool is there; in CI its absence is fatal.
 have() {
@@ -71,6 +90,13 @@ if have "mvn --version && java -version" "the interop tests against BouncyCastle
     (cd "interop/$peer" && mvn -q -B package -DskipTests)
   done
 fi
+
+step "README's run command as written, with --smoke (one case, one round): it must start"
+# The README's first command, read from the README itself, so a change that breaks it (a
+# second binary without default-run, a renamed package) fails here.
+run_command=$(grep -m1 -E '^cargo run .*shangmi-bench' README.md)
+[ -n "$run_command" ] || { echo "FAIL: no 'cargo run ... shangmi-bench' line in README.md" >&2; exit 1; }
+eval "$run_command --smoke"
 
 step "Rust tests (every backend this CPU has; fuzz seeds and regressions replayed)"
 cargo test --workspace --locked

@@ -51,6 +51,10 @@ struct Args {
     /// Milliseconds per implementation per round (default 30 with --quick, 100 otherwise).
     #[arg(long)]
     slice_ms: Option<u64>,
+    /// One case (HMAC-SM3 at 8 KiB) for one short round, without the Go peers: checks that
+    /// the benchmark builds and runs (the test command runs the README's command with it).
+    #[arg(long)]
+    smoke: bool,
     /// Instead of the benchmark: the in-bench figures of gmsm beside gmsm's own
     /// `go test -bench` on this machine, for five ops (fails if any differs by over 10%).
     #[arg(long)]
@@ -58,7 +62,13 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let mut args = Args::parse();
+    if args.smoke {
+        args.only = Some("hmac-sm3".into());
+        args.rounds = Some(1);
+        args.slice_ms = Some(10);
+        args.no_go = true;
+    }
     let plan = harness::Plan {
         rounds: args
             .rounds
