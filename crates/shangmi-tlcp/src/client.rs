@@ -118,7 +118,7 @@ impl State for ExpectServerHello {
             hs,
             secrets,
             resumed: true,
-            peer_certs: Vec::new(),
+            peer_certs: session.peer_certificates,
         }))
     }
 }
@@ -366,7 +366,9 @@ impl State for ExpectFinished {
         }
         let hs = self.hs;
         if !hs.session_id.is_empty() {
-            let session = self.secrets.into_session(hs.session_id);
+            let session = self
+                .secrets
+                .into_session(hs.session_id, self.peer_certs.clone());
             hs.config.sessions.put(hs.name.into_bytes(), session);
         }
         Ok(cx.complete(hs.suite, self.resumed, self.peer_certs))

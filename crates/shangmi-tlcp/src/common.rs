@@ -20,8 +20,9 @@ pub struct Agreed {
     pub suite: Suite,
     /// Whether the session was resumed (abbreviated handshake).
     pub resumed: bool,
-    /// The peer's certificates as sent (signing, encryption, then any CAs); empty for a
-    /// resumed session or a client that sent none.
+    /// The peer's certificates as sent (signing, encryption, then any CAs), as the full
+    /// handshake verified them when the session was resumed; empty for a client that sent
+    /// none.
     pub peer_certificates: Vec<Vec<u8>>,
 }
 
@@ -40,12 +41,14 @@ impl Secrets {
         prf::verify_data(&self.master, client, hash)
     }
 
-    /// The session these secrets let a later handshake resume, under `id`.
-    pub(crate) fn into_session(self, id: Vec<u8>) -> Session {
+    /// The session these secrets let a later handshake resume, under `id`, with the peer's
+    /// verified certificates.
+    pub(crate) fn into_session(self, id: Vec<u8>, peer_certificates: Vec<Vec<u8>>) -> Session {
         Session {
             id,
             suite: self.suite,
             master: self.master,
+            peer_certificates,
         }
     }
 }

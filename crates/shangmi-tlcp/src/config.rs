@@ -44,12 +44,15 @@ impl core::fmt::Debug for Identity {
     }
 }
 
-/// A resumable session: its id, suite and master secret.
+/// A resumable session: its id, suite and master secret, and the peer's certificates as its
+/// full handshake verified them, which a resumption brings back (a resumed client is the
+/// client it was).
 #[derive(Clone)]
 pub(crate) struct Session {
     pub(crate) id: Vec<u8>,
     pub(crate) suite: Suite,
     pub(crate) master: Zeroizing<[u8; 48]>,
+    pub(crate) peer_certificates: Vec<Vec<u8>>,
 }
 
 /// Sessions by key with the clock value of their insertion and the time they were made.
@@ -200,6 +203,20 @@ impl ServerConfig {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|_| Error::Internal("encoding a CA name"))?;
         self.client_auth = Some((Verifier::new(roots), names));
+        Ok(self)
+    }
+
+    /// Checks client certificates against these CRLs too (PEM or DER as received, each
+    /// counting for the CA that signed it); after [`ServerConfig::with_client_auth`].
+    pub fn with_client_crls(mut self, crls: &[u8]) -> Result<ServerConfig, Error> {
+        let (verifier, names) = self
+            .client_auth
+            .take()
+            .ok_or_else(|| Error::Certificate("CRLs without client authentication".into()))?;
+        let verifier = verifier
+            .with_encoded_crls(crls)
+            .map_err(|e| Error::Certificate(format!("CRL: {e}")))?;
+        self.client_auth = Some((verifier, names));
         Ok(self)
     }
 

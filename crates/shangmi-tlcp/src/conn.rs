@@ -118,6 +118,13 @@ impl Connection {
         core::mem::take(&mut self.plaintext)
     }
 
+    /// Application data received, exchanged for `buf` (cleared first), whose allocation the
+    /// next records fill: [`Connection::take_plaintext`] without an allocation per read.
+    pub fn swap_plaintext(&mut self, mut buf: Vec<u8>) -> Vec<u8> {
+        buf.clear();
+        core::mem::replace(&mut self.plaintext, buf)
+    }
+
     /// Puts application data back in front of what is waiting (a reader took too much).
     pub(crate) fn unread(&mut self, mut front: Vec<u8>) {
         front.extend_from_slice(&self.plaintext);
@@ -149,16 +156,31 @@ impl Connection {
     /// is [`Connection::read_tls_bytes`]'s, or the reader's as `Error::Io` (`WouldBlock`
     /// included, which leaves the connection as it was).
     pub fn read_tls(&mut self, rd: &mut dyn std::io::Read) -> Result<usize, Error> {
-        let mut buf = [0u8; READ_SIZE];
-        let n = loop {
-            match rd.read(&mut buf) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Error::Io(e)),
+        self.read_tls_with(|buf| {
+            loop {
+                match rd.read(buf) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    r => return r,
+                }
             }
-        };
+        })
+    }
+
+    /// [`Connection::read_tls`] for any source: `read` fills (part of) the buffer it is given,
+    /// which is the connection's own (no copy), and says how much it wrote; the records
+    /// received are then processed. For async transports, whose reads may be pending: a
+    /// `WouldBlock` from `read` leaves the connection as it was.
+    pub fn read_tls_with(
+        &mut self,
+        read: impl FnOnce(&mut [u8]) -> std::io::Result<usize>,
+    ) -> Result<usize, Error> {
+        if self.state.is_none() {
+            return Err(Error::Closed);
+        }
+        let n = read(self.deframer.space(READ_SIZE)).map_err(Error::Io)?;
+        self.deframer.filled(n);
         if n > 0 {
-            self.read_tls_bytes(&buf[..n])?;
+            self.process_or_fail()?;
         }
         Ok(n)
     }
@@ -170,6 +192,10 @@ impl Connection {
             return Err(Error::Closed);
         }
         self.deframer.push(data);
+        self.process_or_fail()
+    }
+
+    fn process_or_fail(&mut self) -> Result<(), Error> {
         match self.process() {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -201,17 +227,19 @@ impl Connection {
                 return Err(Error::ProtocolVersion(rec.version));
             }
             self.first_record = false;
-            let plain = self.cx.read.open(rec.typ, &rec.fragment)?;
+            let fragment = self.deframer.fragment(&rec);
+            let range = self.cx.read.open_in_place(rec.typ, fragment)?;
+            let plain = &fragment[range];
             match rec.typ {
                 HANDSHAKE => {
                     if plain.is_empty() {
                         return Err(Error::Decode("empty handshake record"));
                     }
-                    self.hs_buf.extend_from_slice(&plain);
+                    self.hs_buf.extend_from_slice(plain);
                     self.handshake_messages()?;
                 }
                 CHANGE_CIPHER_SPEC => {
-                    if plain[..] != [1] {
+                    if plain != [1] {
                         return Err(Error::Decode("change cipher spec"));
                     }
                     // Only where the handshake expects it, and never inside a message.
@@ -227,14 +255,18 @@ impl Connection {
                         return Err(Error::UnexpectedMessage("change cipher spec out of order"));
                     }
                 }
-                ALERT => self.alert(&plain)?,
+                ALERT => {
+                    let a: [u8; 2] = plain.try_into().map_err(|_| Error::Decode("alert"))?;
+                    self.alert(a)?;
+                }
                 APPLICATION_DATA => {
-                    if !self.is_established() {
+                    // The state by its field: `plain` borrows the deframer meanwhile.
+                    if !self.state.as_ref().is_some_and(|s| s.is_established()) {
                         return Err(Error::UnexpectedMessage(
                             "application data before the handshake completed",
                         ));
                     }
-                    self.plaintext.extend_from_slice(&plain);
+                    self.plaintext.extend_from_slice(plain);
                 }
                 _ => return Err(Error::Decode("record type")),
             }
@@ -242,10 +274,7 @@ impl Connection {
         Ok(())
     }
 
-    fn alert(&mut self, a: &[u8]) -> Result<(), Error> {
-        if a.len() != 2 {
-            return Err(Error::Decode("alert"));
-        }
+    fn alert(&mut self, a: [u8; 2]) -> Result<(), Error> {
         let alert = Alert::from_code(a[1]);
         if alert == Alert::CloseNotify {
             self.peer_closed = true;

@@ -5,8 +5,10 @@
 //!
 //! [`Connection`] is the protocol without I/O, driven as a rustls connection is
 //! (`read_tls` from a reader, `write_tls` to a writer, or the byte-slice forms
-//! `read_tls_bytes`/`take_tls`); [`Stream`] runs it over a blocking `Read + Write`. Nothing of the application's data is released before the
-//! handshake has completed, and CBC records are checked in constant time (`record.rs`).
+//! `read_tls_bytes`/`take_tls`); [`Stream`] runs it over a blocking `Read + Write`, and
+//! `AsyncStream` (the `tokio` feature) over tokio's `AsyncRead + AsyncWrite`. Nothing of the
+//! application's data is released before the handshake has completed, and CBC records are
+//! checked in constant time (`record.rs`).
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,6 +28,8 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+#[cfg(feature = "tokio")]
+mod async_stream;
 mod client;
 mod codec;
 mod common;
@@ -40,6 +44,8 @@ mod state;
 mod stream;
 mod suite;
 
+#[cfg(feature = "tokio")]
+pub use async_stream::AsyncStream;
 pub use common::Agreed;
 pub use config::{ClientConfig, DEFAULT_SESSION_LIFETIME, Identity, ServerConfig};
 pub use conn::Connection;

@@ -157,14 +157,20 @@ impl Protector {
         }
     }
 
-    /// The plaintext of one record's `fragment`, or [`Error::BadRecordMac`].
-    pub(crate) fn open(&mut self, typ: u8, fragment: &[u8]) -> Result<Zeroizing<Vec<u8>>, Error> {
+    /// Opens one record's `fragment` where it lies: the range of `fragment` that holds its
+    /// plaintext afterwards, or [`Error::BadRecordMac`] (the fragment's bytes are then
+    /// unspecified).
+    pub(crate) fn open_in_place(
+        &mut self,
+        typ: u8,
+        fragment: &mut [u8],
+    ) -> Result<core::ops::Range<usize>, Error> {
         match self {
             Protector::Null => {
                 if fragment.len() > MAX_PLAINTEXT {
                     return Err(Error::RecordOverflow);
                 }
-                Ok(Zeroizing::new(fragment.to_vec()))
+                Ok(0..fragment.len())
             }
             Protector::Cbc { mac, cipher, seq } => {
                 let s = Self::next_seq(seq)?;
@@ -175,35 +181,38 @@ impl Protector {
                 if fragment.len() < 8 + 16 {
                     return Err(Error::BadRecordMac);
                 }
-                let (explicit, rest) = fragment.split_at(8);
-                let (ct, tag) = rest.split_at(rest.len() - 16);
-                if ct.len() > MAX_PLAINTEXT {
+                let end = fragment.len() - 16;
+                if end - 8 > MAX_PLAINTEXT {
                     return Err(Error::RecordOverflow);
                 }
+                let (head, rest) = fragment.split_at_mut(8);
+                let (ct, tag) = rest.split_at_mut(end - 8);
                 let mut nonce = [0u8; 12];
                 nonce[..4].copy_from_slice(fixed);
-                nonce[4..].copy_from_slice(explicit);
-                let mut buf = Zeroizing::new(ct.to_vec());
-                aead.decrypt_in_place_detached(
-                    &nonce,
-                    &pseudo_header(s, typ, ct.len()),
-                    &mut buf,
-                    tag,
-                )
-                .map_err(|_| Error::BadRecordMac)?;
-                Ok(buf)
+                nonce[4..].copy_from_slice(head);
+                aead.decrypt_in_place_detached(&nonce, &pseudo_header(s, typ, ct.len()), ct, tag)
+                    .map_err(|_| Error::BadRecordMac)?;
+                Ok(8..end)
             }
         }
     }
+
+    /// [`Protector::open_in_place`] on a copy: the plaintext (the timing test's entry point).
+    pub(crate) fn open(&mut self, typ: u8, fragment: &[u8]) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let mut copy = Zeroizing::new(fragment.to_vec());
+        let range = self.open_in_place(typ, &mut copy)?;
+        Ok(Zeroizing::new(copy[range].to_vec()))
+    }
 }
 
+/// A CBC record opened in place: the range of `fragment` holding the content.
 fn open_cbc(
     mac: &HmacSm3,
     cipher: &Sm4,
     seq: u64,
     typ: u8,
-    fragment: &[u8],
-) -> Result<Zeroizing<Vec<u8>>, Error> {
+    fragment: &mut [u8],
+) -> Result<core::ops::Range<usize>, Error> {
     // Public checks on the record's length: an IV, then whole blocks holding at least a MAC
     // and the padding-length byte.
     let min = 16 + (MAC_LEN + 1).div_ceil(16) * 16;
@@ -213,11 +222,10 @@ fn open_cbc(
     if fragment.len() - 16 > MAX_PLAINTEXT + 1024 {
         return Err(Error::RecordOverflow);
     }
-    let (iv, body) = fragment.split_at(16);
-    let mut data = Zeroizing::new(body.to_vec());
-    let iv: [u8; 16] = iv.try_into().expect("16 bytes");
+    let (iv, data) = fragment.split_at_mut(16);
+    let iv: [u8; 16] = (&*iv).try_into().expect("16 bytes");
     cbc::Decryptor::new(cipher, &iv)
-        .decrypt_blocks(&mut data)
+        .decrypt_blocks(data)
         .map_err(|_| Error::BadRecordMac)?;
     let n = data.len();
 
@@ -270,59 +278,107 @@ fn open_cbc(
     if !bool::from(good) {
         return Err(Error::BadRecordMac);
     }
-    data.truncate(content_len);
     if content_len > MAX_PLAINTEXT {
         return Err(Error::RecordOverflow);
     }
-    Ok(data)
+    Ok(16..16 + content_len)
 }
 
-/// Splits records off a byte stream.
+/// Splits records off a byte stream by offset: each byte is examined once however the peer
+/// cuts its records (a flood of 1-byte records costs the same per byte as whole ones), and the
+/// buffer is compacted only once most of it has been consumed. Readers fill it in place
+/// ([`Deframer::space`]) and records are opened in place in it; consumed bytes are wiped
+/// when they are compacted away, and the whole buffer on drop.
 #[derive(Default)]
 pub(crate) struct Deframer {
+    /// Storage, initialised; bytes `start..end` are received and not yet consumed.
     buf: Vec<u8>,
+    start: usize,
+    end: usize,
 }
 
-/// One record as received: type, version, and the protected fragment.
+/// One record as received: type, version, and where its protected fragment lies in the
+/// deframer's buffer ([`Deframer::fragment`]).
 pub(crate) struct Record {
     pub(crate) typ: u8,
     pub(crate) version: u16,
-    pub(crate) fragment: Vec<u8>,
+    range: core::ops::Range<usize>,
 }
 
 impl Deframer {
-    pub(crate) fn push(&mut self, data: &[u8]) {
-        self.buf.extend_from_slice(data);
+    /// Room for `n` more bytes after what has been received, for a reader to fill in place;
+    /// commit what it wrote with [`Deframer::filled`].
+    pub(crate) fn space(&mut self, n: usize) -> &mut [u8] {
+        self.compact();
+        if self.buf.len() < self.end + n {
+            self.buf.resize(self.end + n, 0);
+        }
+        &mut self.buf[self.end..self.end + n]
     }
 
-    /// The next whole record, if one has arrived.
+    /// After [`Deframer::space`]: its first `n` bytes hold data.
+    pub(crate) fn filled(&mut self, n: usize) {
+        self.end = (self.end + n).min(self.buf.len());
+    }
+
+    pub(crate) fn push(&mut self, data: &[u8]) {
+        self.space(data.len()).copy_from_slice(data);
+        self.filled(data.len());
+    }
+
+    /// Moves what is left to the front once at least half the received bytes are consumed
+    /// (amortised linear), wiping what it leaves behind.
+    fn compact(&mut self) {
+        if self.start == 0 || self.start * 2 < self.end {
+            return;
+        }
+        let left = self.end - self.start;
+        self.buf.copy_within(self.start..self.end, 0);
+        zeroize::Zeroize::zeroize(&mut self.buf[left..self.end]);
+        self.start = 0;
+        self.end = left;
+    }
+
+    /// The next whole record, if one has arrived; it is consumed.
     pub(crate) fn next(&mut self) -> Result<Option<Record>, Error> {
-        if self.buf.len() < 5 {
+        let rest = &self.buf[self.start..self.end];
+        if rest.len() < 5 {
             return Ok(None);
         }
-        let typ = self.buf[0];
+        let typ = rest[0];
         if !(CHANGE_CIPHER_SPEC..=APPLICATION_DATA).contains(&typ) {
             return Err(Error::Decode("record type"));
         }
-        let version = u16::from_be_bytes([self.buf[1], self.buf[2]]);
-        let len = usize::from(u16::from_be_bytes([self.buf[3], self.buf[4]]));
+        let version = u16::from_be_bytes([rest[1], rest[2]]);
+        let len = usize::from(u16::from_be_bytes([rest[3], rest[4]]));
         if len > MAX_CIPHERTEXT {
             return Err(Error::RecordOverflow);
         }
-        if self.buf.len() < 5 + len {
+        if rest.len() < 5 + len {
             return Ok(None);
         }
-        let fragment = self.buf[5..5 + len].to_vec();
-        self.buf.drain(..5 + len);
+        let at = self.start + 5;
+        self.start = at + len;
         Ok(Some(Record {
             typ,
             version,
-            fragment,
+            range: at..at + len,
         }))
     }
 
+    /// A record's fragment, to open in place.
+    pub(crate) fn fragment(&mut self, rec: &Record) -> &mut [u8] {
+        &mut self.buf[rec.range.clone()]
+    }
+
     pub(crate) fn has_pending(&self) -> bool {
-        !self.buf.is_empty()
+        self.start < self.end
+    }
+}
+
+impl Drop for Deframer {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.buf);
     }
 }
 
@@ -455,12 +511,32 @@ mod tests {
         assert!(d.next().unwrap().is_none());
         d.push(&[2, 3, 23]);
         let r = d.next().unwrap().unwrap();
-        assert_eq!((r.typ, r.version, r.fragment), (22, 0x0101, vec![1, 2, 3]));
+        assert_eq!((r.typ, r.version), (22, 0x0101));
+        assert_eq!(d.fragment(&r), [1, 2, 3]);
+        assert!(d.has_pending() && d.next().unwrap().is_none());
         let mut d = Deframer::default();
         d.push(&[23, 1, 1, 0xff, 0xff]);
         assert!(matches!(d.next(), Err(Error::RecordOverflow)));
         let mut d = Deframer::default();
         d.push(&[99, 1, 1, 0, 0]);
         assert!(d.next().is_err());
+    }
+
+    /// Records of one byte, pushed a byte at a time, each consumed as it completes: the
+    /// buffer stays the size of what is unconsumed (it is compacted, not grown) and every
+    /// record comes out whole and in order.
+    #[test]
+    fn the_deframer_consumes_by_offset_and_compacts() {
+        let mut d = Deframer::default();
+        for i in 0..10_000u32 {
+            for b in [22, 1, 1, 0, 1, i as u8] {
+                d.push(&[b]);
+                if let Some(r) = d.next().unwrap() {
+                    assert_eq!(d.fragment(&r), [i as u8]);
+                }
+            }
+            assert!(d.buf.len() <= 64, "the buffer grew to {}", d.buf.len());
+        }
+        assert!(!d.has_pending());
     }
 }

@@ -105,7 +105,7 @@ impl State for ExpectClientHello {
                 hs,
                 secrets,
                 resumed: true,
-                client_certs: Vec::new(),
+                client_certs: s.peer_certificates,
             }));
         }
         let hs = Handshake {
@@ -362,7 +362,9 @@ impl State for ExpectFinished {
         if !self.resumed {
             cx.send_change_cipher_spec()?;
             cx.send_finished(&self.secrets)?;
-            let session = self.secrets.into_session(hs.session_id.clone());
+            let session = self
+                .secrets
+                .into_session(hs.session_id.clone(), self.client_certs.clone());
             hs.config.sessions.put(hs.session_id, session);
         }
         Ok(cx.complete(hs.suite, self.resumed, self.client_certs))

@@ -224,6 +224,62 @@ fn sessions_resume_by_id() {
     assert!(!c.agreed().unwrap().resumed);
 }
 
+/// A resumed session is the client it was made with: the server gets back the certificates
+/// the full handshake verified (and the client the server's), so a proxy that passes the
+/// client's identity on does not lose it, or take it from anywhere else, on resumption.
+#[test]
+fn a_resumed_session_brings_back_the_certificates_it_was_made_with() {
+    let pki = Pki::new("tlcp test CA");
+    let sc = server(&pki, Some(&pki));
+    let cc = client(&pki, Some(&pki), &[Suite::ECC_SM4_GCM_SM3]);
+    let (c, s) = connect(&cc, &sc).unwrap();
+    let (full_c, full_s) = (c.agreed().unwrap().clone(), s.agreed().unwrap().clone());
+    assert!(!full_s.resumed && full_s.peer_certificates.len() >= 2);
+    let (c, s) = connect(&cc, &sc).unwrap();
+    let (again_c, again_s) = (c.agreed().unwrap(), s.agreed().unwrap());
+    assert!(again_s.resumed && again_c.resumed);
+    assert_eq!(again_s.peer_certificates, full_s.peer_certificates);
+    assert_eq!(again_c.peer_certificates, full_c.peer_certificates);
+}
+
+/// A revoked client certificate is refused once its CA's CRL is given.
+#[test]
+fn client_certificates_are_checked_against_crls() {
+    let pki = Pki::new("tlcp test CA");
+    let key = SigningKey::random().unwrap();
+    let csr = shangmi_pki::request(&key, "/CN=client sign", &[]).unwrap();
+    let issue = Issue {
+        key_usage: Some(KeyUsage(KeyUsages::DigitalSignature.into())),
+        ..Issue::leaf(2)
+    };
+    let cert = shangmi_pki::sign_request(&csr, &pki.ca, &pki.ca_key, &issue).unwrap();
+    let serial = cert.tbs_certificate().serial_number().as_bytes().to_vec();
+    let sign = Identity::new(vec![cert.to_der().unwrap()], key).unwrap();
+    let enc = pki.enc("client enc");
+    let revoked = [(serial, std::time::SystemTime::now())];
+    let crl = shangmi_pki::crl(&pki.ca, &pki.ca_key, &revoked, 1, 1, b"1234567812345678");
+    let crl_der = crl.unwrap().to_der().unwrap();
+    let sc = Arc::new(
+        ServerConfig::new(pki.sign("server sign"), pki.enc("server enc"))
+            .unwrap()
+            .with_client_auth(vec![pki.ca.clone()])
+            .unwrap()
+            .with_client_crls(&crl_der)
+            .unwrap(),
+    );
+    let cc = Arc::new(
+        ClientConfig::new(vec![pki.ca.clone()])
+            .with_suites(&[Suite::ECC_SM4_GCM_SM3])
+            .with_certificates(sign, enc),
+    );
+    assert!(connect(&cc, &sc).is_err());
+    // An unrevoked pair still gets in.
+    assert!(connect(&client(&pki, Some(&pki), &[Suite::ECC_SM4_GCM_SM3]), &sc).is_ok());
+    // CRLs without client authentication are a mistake, refused.
+    let plain = ServerConfig::new(pki.sign("server sign"), pki.enc("server enc")).unwrap();
+    assert!(plain.with_client_crls(&crl_der).is_err());
+}
+
 #[test]
 fn sessions_expire_on_both_sides() {
     let pki = Pki::new("tlcp test CA");
