@@ -49,7 +49,7 @@ pub use envkey::{envelope_key, open_enveloped_key};
 pub use error::{Error, Rule};
 pub use issue::{Issue, crl, request, self_sign_request, self_signed, sign_request};
 pub use name::check_host;
-pub use read::{certificate_ders, certificates, crls, requests, verify_request};
+pub use read::{certificate_ders, certificates, crl_ders, crls, requests, verify_request};
 pub use text::{describe_certificate, describe_crl, describe_request};
 pub use usage::{Purpose, check_extended, check_signing};
 pub use verify::Verifier;

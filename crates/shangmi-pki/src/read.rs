@@ -227,7 +227,7 @@ pub fn crls(data: &[u8]) -> Result<Vec<CertificateList>, Error> {
 }
 
 /// Every CRL in `data` as the DER bytes written there.
-pub(crate) fn crl_ders(data: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+pub fn crl_ders(data: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
     Ok(pem_bodies(data, &["X509 CRL"], "CRL")?.unwrap_or_else(|| vec![data.to_vec()]))
 }
 

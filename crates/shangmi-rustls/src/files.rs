@@ -1,5 +1,6 @@
 //! Certificates and keys from the files shangmi, OpenSSL, Tongsuo and GmSSL write: PEM (text
-//! around the blocks allowed) or DER, SM2 keys in PKCS#8 or SEC1, encrypted or not.
+//! around the blocks allowed) or DER, SM2 keys in PKCS#8 or SEC1, encrypted or not; and the
+//! server configuration built from them.
 
 use std::sync::Arc;
 
@@ -60,4 +61,28 @@ pub fn certified_key(
 pub(crate) fn spki_der(key: &shangmi::sm2::VerifyingKey) -> Vec<u8> {
     key.to_public_key_der()
         .expect("encoding a valid point cannot fail")
+}
+
+/// An RFC 8998 server configuration, the one every server here builds (the gateway's sites,
+/// `shangmi tls serve`): TLS 1.3 only, `key` served to every client ([`crate::SmCertResolver`]),
+/// client certificates required and checked by `client_auth` when given, tickets from
+/// `ticketer` ([`crate::ticketer`] for one process, [`crate::shared_ticketer`] for replicas),
+/// and `alpn` offered in this order.
+pub fn server_config(
+    key: CertifiedKey,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    client_auth: Option<Arc<dyn rustls::server::danger::ClientCertVerifier>>,
+    ticketer: Arc<dyn rustls::server::ProducesTickets>,
+    alpn: Vec<Vec<u8>>,
+) -> Result<rustls::ServerConfig, Error> {
+    let builder = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])?;
+    let builder = match client_auth {
+        Some(v) => builder.with_client_cert_verifier(v),
+        None => builder.with_no_client_auth(),
+    };
+    let mut c = builder.with_cert_resolver(Arc::new(crate::SmCertResolver::new(key)));
+    c.ticketer = ticketer;
+    c.alpn_protocols = alpn;
+    Ok(c)
 }

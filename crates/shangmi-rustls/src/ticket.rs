@@ -81,13 +81,16 @@ pub fn ticketer() -> Result<Arc<dyn ProducesTickets>, Error> {
     Ok(Arc::new(TicketRotator::new(LIFETIME, fresh)?))
 }
 
-/// One SM4-GCM key and its name, derived from a 32-byte secret with SM3 (the name is public,
-/// so it must not reveal the key: each comes from its own hash).
-fn from_secret(secret: &[u8; 32]) -> Sm4Tickets {
+/// One SM4-GCM key and its name, derived from a 32-byte secret and a scope with SM3 (the name
+/// is public, so it must not reveal the key: each comes from its own hash). The scope is
+/// hashed first, so scopes of any length cannot run into the secret.
+fn from_secret(secret: &[u8; 32], scope: &[u8]) -> Sm4Tickets {
+    let scope = shangmi::sm3::hash(scope);
     let derive = |label: &[u8]| {
         let mut h = shangmi::sm3::Sm3::new();
         h.update(b"shangmi ticket ");
         h.update(label);
+        h.update(&scope);
         h.update(secret);
         h.finalize()
     };
@@ -132,15 +135,23 @@ impl ProducesTickets for SharedTickets {
 /// resumes on any of them: the first secret seals, every secret opens. Rotate by putting a
 /// new secret first on every server, then dropping the last once tickets under it have
 /// expired (`lifetime` seconds, which clients are told).
+///
+/// A ticket opens only under the `scope` it was sealed in: the keys are derived from each
+/// secret and the scope. A server gives as its scope everything a resumed session skips or
+/// keeps (its certificates, whether and against which CAs it requires client certificates),
+/// so that a session made where no client certificate was asked for never resumes where one
+/// is required, while servers configured alike resume each other's. rustls itself checks only
+/// the suite and the server name when it resumes.
 pub fn shared_ticketer(
     secrets: &[[u8; 32]],
     lifetime: u32,
+    scope: &[u8],
 ) -> Result<Arc<dyn ProducesTickets>, Error> {
     if secrets.is_empty() {
         return Err(Error::General("no ticket key".into()));
     }
     Ok(Arc::new(SharedTickets {
-        keys: secrets.iter().map(from_secret).collect(),
+        keys: secrets.iter().map(|s| from_secret(s, scope)).collect(),
         lifetime,
     }))
 }
@@ -167,22 +178,40 @@ mod tests {
     #[test]
     fn shared_tickets_open_on_every_server_holding_the_key() {
         let (a, b) = ([1u8; 32], [2u8; 32]);
-        let one = shared_ticketer(&[a], 3600).unwrap();
-        let other = shared_ticketer(&[a], 3600).unwrap();
+        let one = shared_ticketer(&[a], 3600, b"site").unwrap();
+        let other = shared_ticketer(&[a], 3600, b"site").unwrap();
         let sealed = one.encrypt(b"state").unwrap();
         assert_eq!(other.decrypt(&sealed).unwrap(), b"state");
         // Rotated: a new key seals, the old one still opens.
-        let rotated = shared_ticketer(&[b, a], 3600).unwrap();
+        let rotated = shared_ticketer(&[b, a], 3600, b"site").unwrap();
         assert_eq!(rotated.decrypt(&sealed).unwrap(), b"state");
         let new = rotated.encrypt(b"state").unwrap();
         assert!(one.decrypt(&new).is_none());
         assert_ne!(new[..16], sealed[..16]);
         assert!(
-            shared_ticketer(&[b], 3600)
+            shared_ticketer(&[b], 3600, b"site")
                 .unwrap()
                 .decrypt(&sealed)
                 .is_none()
         );
-        assert!(shared_ticketer(&[], 3600).is_err());
+        assert!(shared_ticketer(&[], 3600, b"site").is_err());
+    }
+
+    #[test]
+    fn a_ticket_opens_only_in_the_scope_that_sealed_it() {
+        let key = [7u8; 32];
+        let open = shared_ticketer(&[key], 3600, b"no client certificates").unwrap();
+        let sealed = open.encrypt(b"state").unwrap();
+        for other in [
+            &b"client certificates from CA 1"[..],
+            b"",
+            b"no client certificate",
+        ] {
+            let t = shared_ticketer(&[key], 3600, other).unwrap();
+            assert!(t.decrypt(&sealed).is_none(), "{other:?}");
+            assert_ne!(t.encrypt(b"state").unwrap()[..16], sealed[..16]);
+        }
+        let same = shared_ticketer(&[key], 3600, b"no client certificates").unwrap();
+        assert_eq!(same.decrypt(&sealed).unwrap(), b"state");
     }
 }

@@ -380,6 +380,30 @@ impl Sm2ClientVerifier {
             inner,
         }))
     }
+
+    /// [`Sm2ClientVerifier::new`], with client certificates also checked against the CRLs in
+    /// `crls` (PEM or DER, as received; each counts for the CA that signed it, SM2 or
+    /// international). An issuer with no CRL among them is not checked for revocation.
+    pub fn with_crls(
+        roots: Arc<Roots>,
+        provider: Arc<CryptoProvider>,
+        crls: &[u8],
+    ) -> Result<Arc<Self>, Error> {
+        let ders = shangmi_pki::crl_ders(crls).map_err(|e| Error::General(format!("CRL: {e}")))?;
+        let chains = roots
+            .chains()
+            .with_encoded_crls(crls)
+            .map_err(|e| Error::General(format!("CRL: {e}")))?;
+        let inner = WebPkiClientVerifier::builder_with_provider(roots.store.clone(), provider)
+            .with_crls(
+                ders.into_iter()
+                    .map(rustls::pki_types::CertificateRevocationListDer::from),
+            )
+            .allow_unknown_revocation_status()
+            .build()
+            .map_err(|e| Error::General(format!("CRL: {e}")))?;
+        Ok(Arc::new(Self { chains, inner }))
+    }
 }
 
 impl ClientCertVerifier for Sm2ClientVerifier {
