@@ -3,10 +3,23 @@
 //! not before all of it. Replayed on stable over the committed seeds by
 //! crates/shangmi-gateway/tests/fuzz_corpus.rs.
 
-use shangmi_gateway::detect::{Detected, detect};
+use shangmi_gateway::detect::{Detected, Detector, detect};
 
 pub fn detect_flight(data: &[u8]) {
-    match detect(data) {
+    // Fed in pieces, the detector that keeps its place decides as one reading it whole.
+    let whole = detect(data);
+    let mut d = Detector::default();
+    let step = 1 + data.first().map_or(0, |&b| usize::from(b % 7));
+    let mut n = 0;
+    let pieces = loop {
+        n = (n + step).min(data.len());
+        match d.detect(&data[..n]) {
+            Detected::NeedMore(_) if n < data.len() => continue,
+            other => break other,
+        }
+    };
+    assert_eq!(pieces, whole);
+    match whole {
         Detected::NeedMore(want) => {
             assert!(want > data.len(), "asked for {want} of {}", data.len())
         }

@@ -25,8 +25,20 @@ conc=${CONCURRENCY:-32}
 
 if ! command -v nginx >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    # The package would start the system's nginx: policy-rc.d tells it not to (Debian's
+    # way), so nothing is left running and no nginx but ours is ever stopped.
+    made_policy=
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+      chmod +x /usr/sbin/policy-rc.d
+      made_policy=1
+      trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+    fi
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
-    pkill -x nginx || true
+    if [ -n "$made_policy" ]; then
+      rm -f /usr/sbin/policy-rc.d
+      trap - EXIT
+    fi
   else
     echo "bench-gateway: needs nginx (apt-get install nginx-light)" >&2
     exit 1

@@ -459,5 +459,6 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
         Protocol::Tlcp(Arc::new(config)),
         answer,
         &a.bounds,
+        a.client_ca.is_some(),
     )
 }

@@ -173,23 +173,6 @@ pub fn roots(path: &Path) -> Result<Arc<shangmi_rustls::Roots>> {
         .map_err(|e| error(path.display(), e))
 }
 
-/// Names the suite, group and scheme as the RFCs do.
-pub fn suite_name(s: rustls::CipherSuite) -> String {
-    match u16::from(s) {
-        0x00C6 => "TLS_SM4_GCM_SM3".into(),
-        0x00C7 => "TLS_SM4_CCM_SM3".into(),
-        _ => format!("{s:?}"),
-    }
-}
-
-pub fn group_name(g: rustls::NamedGroup) -> String {
-    match u16::from(g) {
-        0x0029 => "curveSM2".into(),
-        0x11EE => "curveSM2MLKEM768".into(),
-        _ => format!("{g:?}"),
-    }
-}
-
 pub fn handshake_kind(k: Option<rustls::HandshakeKind>) -> &'static str {
     match k {
         Some(rustls::HandshakeKind::Resumed) => "resumed",
@@ -341,10 +324,10 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
     eprintln!(
         "protocol TLSv1.3, suite {}, group {}, signature {}, handshake {}",
         conn.negotiated_cipher_suite()
-            .map(|s| suite_name(s.suite()))
+            .map(|s| shangmi_rustls::suite_name(s.suite()))
             .unwrap_or_default(),
         conn.negotiated_key_exchange_group()
-            .map(|g| group_name(g.name()))
+            .map(|g| shangmi_rustls::group_name(g.name()))
             .unwrap_or_default(),
         scheme_name(
             verifier

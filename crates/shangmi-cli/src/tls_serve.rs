@@ -10,13 +10,12 @@
 use std::net::ToSocketAddrs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use clap::{ArgGroup, Args as ClapArgs};
 use rustls::ServerConfig;
 use shangmi_gateway::config::Limits;
 use shangmi_gateway::site::{Generation, Site};
-use shangmi_gateway::upstream::{Kind, Upstream};
+use shangmi_gateway::upstream::{Caps, Kind, Upstream};
 
 use crate::fail::{Outcome, Result, error};
 use crate::tls_cmd::{Group, Suite, certified_key, provider, roots};
@@ -113,18 +112,17 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
             .map_err(|e| error(chain.display(), e))?;
         key.cert.extend(extra);
     }
-    let builder = ServerConfig::builder_with_provider(provider.clone())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| error("configuration", e))?;
-    let builder = match &a.client_ca {
-        Some(ca) => builder.with_client_cert_verifier(
-            shangmi_rustls::Sm2ClientVerifier::new(roots(ca)?, provider)
-                .map_err(|e| error(ca.display(), e))?,
+    let client_auth = match &a.client_ca {
+        Some(ca) => Some(
+            shangmi_rustls::Sm2ClientVerifier::new(roots(ca)?, provider.clone())
+                .map_err(|e| error(ca.display(), e))?
+                as Arc<dyn rustls::server::danger::ClientCertVerifier>,
         ),
-        None => builder.with_no_client_auth(),
+        None => None,
     };
-    let mut config = builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
-    config.ticketer = shangmi_rustls::ticketer().map_err(|e| error("session tickets", e))?;
+    let ticketer = shangmi_rustls::ticketer().map_err(|e| error("session tickets", e))?;
+    let config = shangmi_rustls::server_config(key, provider, client_auth, ticketer, Vec::new())
+        .map_err(|e| error("configuration", e))?;
     let answer = match (a.forward, a.response) {
         (Some(f), _) => Answer::Forward(f),
         (_, Some(r)) => Answer::Respond(r.into_bytes()),
@@ -135,6 +133,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
         Protocol::Rfc8998(Arc::new(config)),
         answer,
         &a.bounds,
+        a.client_ca.is_some(),
     )
 }
 
@@ -158,19 +157,13 @@ pub enum Answer {
 
 impl Answer {
     /// The gateway's upstream for it; the back end gets the handshake's time to connect.
-    fn upstream(self, connect_timeout: u64) -> Result<Upstream> {
+    fn upstream(self, limits: &Limits) -> Result<Upstream> {
         let (kind, addrs) = match self {
             Answer::Echo => (Kind::Echo, Vec::new()),
             Answer::Respond(r) => (Kind::Respond(r.into()), Vec::new()),
             Answer::Forward(to) => (Kind::Tcp, vec![to]),
         };
-        Upstream::new(
-            kind,
-            addrs,
-            Duration::from_secs(connect_timeout.max(1)),
-            Duration::from_secs(1),
-        )
-        .map_err(|e| error("--forward", e))
+        Upstream::new(kind, addrs, &Caps::of(limits)).map_err(|e| error("--forward", e))
     }
 }
 
@@ -194,7 +187,13 @@ pub struct Bounds {
 
 /// Serves `protocol` on `listen` with the gateway's connection path (the one place
 /// connections are accepted, limited, timed out and logged) until the process is stopped.
-pub fn serve_site(listen: &str, protocol: Protocol, answer: Answer, b: &Bounds) -> Result<Outcome> {
+pub fn serve_site(
+    listen: &str,
+    protocol: Protocol,
+    answer: Answer,
+    b: &Bounds,
+    client_auth: bool,
+) -> Result<Outcome> {
     let addr = listen
         .to_socket_addrs()
         .map_err(|e| error(listen, e))?
@@ -204,21 +203,25 @@ pub fn serve_site(listen: &str, protocol: Protocol, answer: Answer, b: &Bounds) 
         Protocol::Rfc8998(c) => (None, Some(c)),
         Protocol::Tlcp(c) => (Some(c), None),
     };
+    let secs = |s: u64| s.max(1) as f64;
+    let limits = Limits {
+        max_connections: b.max_connections.max(1),
+        // One client may take them all: the command line serves one party's tests.
+        max_connections_per_address: 0,
+        handshake_timeout: secs(b.handshake_timeout),
+        idle_timeout: secs(b.idle_timeout),
+        write_timeout: secs(b.write_timeout),
+        connect_timeout: secs(b.handshake_timeout),
+        upstream_retry: 1.0,
+        ..Limits::default()
+    };
     let site = Site {
         names: Vec::new(),
         tlcp,
         sm2,
         international: None,
-        upstream: answer.upstream(b.handshake_timeout)?,
-    };
-    let secs = |s: u64| s.max(1) as f64;
-    let limits = Limits {
-        max_connections: b.max_connections.max(1),
-        handshake_timeout: secs(b.handshake_timeout),
-        idle_timeout: secs(b.idle_timeout),
-        write_timeout: secs(b.write_timeout),
-        connect_timeout: secs(b.handshake_timeout),
-        ..Limits::default()
+        client_auth,
+        upstream: answer.upstream(&limits)?,
     };
     match shangmi_gateway::run::serve_blocking(Generation::single(addr, site, limits)) {
         Ok(never) => match never {},

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+mod limits;
+pub use limits::{KeyAgreements, Limits};
+
 /// The whole file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -19,6 +22,9 @@ pub struct File {
     /// Logging.
     #[serde(default)]
     pub log: Log,
+    /// What the gateway lets through to HTTP upstreams.
+    #[serde(default)]
+    pub http: Http,
     /// Session tickets shared between processes.
     pub tickets: Option<Tickets>,
     /// The listeners: at least one.
@@ -30,76 +36,51 @@ pub struct File {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Admin {
-    /// ADDR:PORT.
+    /// ADDR:PORT; loopback unless a token is set.
+    #[serde(default = "default_admin_listen")]
     pub listen: Spanned<String>,
+    /// A file holding the token `POST /reload` must present (`Authorization: Bearer ...`);
+    /// without one, reloads are by SIGHUP only.
+    pub token_file: Option<Spanned<String>>,
 }
 
-/// `[limits]`: what one client, or all of them, may cost.
+fn default_admin_listen() -> Spanned<String> {
+    Spanned::new(0..0, "127.0.0.1:9901".into())
+}
+
+/// `[http]`: which parts of a client's request reach an HTTP upstream.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct Limits {
-    /// Connections open at once across listeners; more are closed on arrival.
-    pub max_connections: usize,
-    /// Seconds from accepting a connection to a completed handshake.
-    pub handshake_timeout: f64,
-    /// Seconds without a byte moved before a connection is closed.
-    pub idle_timeout: f64,
-    /// Seconds a write may wait on a client that reads nothing before its connection closes.
-    pub write_timeout: f64,
-    /// Seconds to connect to an upstream before it counts as down.
-    pub connect_timeout: f64,
-    /// Seconds an upstream has to answer a request's head.
-    pub upstream_timeout: f64,
-    /// Seconds SIGTERM waits for connections in flight before exiting.
-    pub drain_timeout: f64,
-    /// Seconds an upstream that failed to connect is skipped.
-    pub upstream_retry: f64,
-    /// The largest request head (HTTP/1.1) or header list (HTTP/2), bytes.
-    pub max_header_bytes: usize,
-    /// Requests (and TCP connections) per second per client address; 0 for no limit.
-    pub requests_per_second: f64,
-    /// How many requests above the rate a client may send in a burst.
-    pub burst: f64,
-    /// RFC 8998 servers' curveSM2 agreements: gathered across connections or computed inline.
-    pub key_agreements: KeyAgreements,
+pub struct Http {
+    /// Request headers whose name has an underscore: "drop" them (as nginx does) or
+    /// "refuse" the request (400). Servers that fold `_` into `-` (WSGI, CGI, Rack) would
+    /// otherwise read a client's `X_SM_Client_Subject` as the gateway's header.
+    pub underscore_headers: Underscores,
+    /// Answer 421 when the Host does not name the site the server name chose; always on for
+    /// listeners where a site requires client certificates.
+    pub check_host: bool,
+    /// The HTTP/1.1 upgrades relayed to the upstream, by their `Upgrade` token.
+    pub upgrades: Vec<String>,
 }
 
-/// `key_agreements`: where RFC 8998 handshakes' curveSM2 agreements are computed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KeyAgreements {
-    /// In each connection's handshake, one by one.
-    #[default]
-    Inline,
-    /// Gathered across connections (`gather`), eight at a time at most: for CPUs with
-    /// AVX512-IFMA lanes and arrival rates that fill them.
-    Gathered,
-}
-
-impl KeyAgreements {
-    /// Whether to gather.
-    pub fn gathered(self) -> bool {
-        self == KeyAgreements::Gathered
-    }
-}
-
-impl Default for Limits {
+impl Default for Http {
     fn default() -> Self {
-        Limits {
-            max_connections: 10_000,
-            handshake_timeout: 10.0,
-            idle_timeout: 60.0,
-            write_timeout: 30.0,
-            connect_timeout: 5.0,
-            upstream_timeout: 60.0,
-            drain_timeout: 30.0,
-            upstream_retry: 10.0,
-            max_header_bytes: 16 * 1024,
-            requests_per_second: 0.0,
-            burst: 50.0,
-            key_agreements: KeyAgreements::Inline,
+        Http {
+            underscore_headers: Underscores::Drop,
+            check_host: false,
+            upgrades: vec!["websocket".into()],
         }
     }
+}
+
+/// `underscore_headers`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Underscores {
+    /// Removed from the request.
+    Drop,
+    /// The request is answered 400.
+    Refuse,
 }
 
 /// `[log]`.
@@ -130,6 +111,10 @@ pub struct Tickets {
     /// Seconds a ticket is good for (told to clients).
     #[serde(default = "default_ticket_lifetime")]
     pub lifetime: u32,
+    /// Also issue TLS 1.2 tickets (off: a TLS 1.2 ticket carries the session's master secret
+    /// under the ticket key, with no forward secrecy; TLS 1.2 clients resume by session ID).
+    #[serde(default)]
+    pub tls12: bool,
 }
 
 fn default_ticket_lifetime() -> u32 {
@@ -168,6 +153,8 @@ pub struct Site {
     pub international: Vec<Spanned<Pair>>,
     /// Require client certificates chaining to these roots (every protocol).
     pub client_ca: Option<Spanned<String>>,
+    /// CRLs (PEM or DER) client certificates are checked against (with `client_ca`).
+    pub client_crl: Option<Spanned<String>>,
 }
 
 /// A TLCP pair.

@@ -17,8 +17,9 @@ const SM_GROUPS: [u16; 2] = [CURVE_SM2, CURVE_SM2_MLKEM768];
 const SM2SIG_SM3: u16 = 0x0708;
 const TLS13: u16 = 0x0304;
 
-/// The largest first flight read before deciding (a ClientHello with every post-quantum key
-/// share a client sends today is under 4 KiB; a handshake message can declare up to 16 MiB).
+/// The largest first flight read before deciding, record headers included (a ClientHello
+/// with every post-quantum key share a client sends today is under 4 KiB; a handshake
+/// message can declare up to 16 MiB).
 pub const MAX_FIRST_FLIGHT: usize = 64 << 10;
 
 /// What the first flight says so far.
@@ -46,6 +47,8 @@ pub struct Hello {
     pub tlcp_suites: bool,
     /// The groups the client supports, in its order of preference.
     pub groups: Vec<u16>,
+    /// TLS 1.3 among its supported versions.
+    pub tls13: bool,
     /// The SM2 points of the client's key shares, when it sent them in a well-formed
     /// key_share: the curveSM2 share, and the curveSM2MLKEM768 share's first 65 bytes.
     pub sm2_points: SmPoints,
@@ -116,64 +119,84 @@ impl Hello {
     }
 }
 
-/// Reads the first flight buffered so far.
+/// Reads the first flight buffered so far (from its start: for a flight read in pieces,
+/// [`Detector`] keeps its place).
 pub fn detect(buf: &[u8]) -> Detected {
-    let mut message = Vec::new();
-    let mut at = 0;
-    let mut record_version = None;
-    // Handshake records until the first handshake message is whole.
-    loop {
-        let Some(header) = buf.get(at..at + 5) else {
-            return Detected::NeedMore(at + 5);
+    Detector::default().detect(buf)
+}
+
+/// The first-flight decision kept across reads: each call looks only at the bytes that
+/// arrived since the last, so the work is linear in the flight however small its records
+/// (1-byte records are legal, and cost an attacker little to send).
+#[derive(Default)]
+pub struct Detector {
+    /// Where the next record starts.
+    at: usize,
+    /// The handshake bytes of the records so far.
+    message: Vec<u8>,
+    record_version: Option<u16>,
+}
+
+impl Detector {
+    /// The decision on `buf`: everything read so far, the bytes of earlier calls unchanged at
+    /// its start. Once it has answered `Hello` or `Invalid` it has nothing more to say.
+    pub fn detect(&mut self, buf: &[u8]) -> Detected {
+        // Handshake records until the first handshake message is whole.
+        let whole = loop {
+            let at = self.at;
+            // Tiny records cost 5 bytes of header each: the bound counts them too.
+            if at + 5 > MAX_FIRST_FLIGHT {
+                return Detected::Invalid("a first flight larger than any client sends");
+            }
+            let Some(header) = buf.get(at..at + 5) else {
+                return Detected::NeedMore(at + 5);
+            };
+            if header[0] != 22 {
+                return Detected::Invalid("the first record is not a handshake");
+            }
+            let version = u16::from_be_bytes([header[1], header[2]]);
+            if version != TLCP_VERSION && !(0x0300..=0x0304).contains(&version) {
+                return Detected::Invalid("neither a TLS nor a TLCP record version");
+            }
+            let len = usize::from(u16::from_be_bytes([header[3], header[4]]));
+            if len == 0 || len > 16384 + 2048 {
+                return Detected::Invalid("a handshake record of impossible length");
+            }
+            let first = *self.record_version.get_or_insert(version);
+            if (first == TLCP_VERSION) != (version == TLCP_VERSION) {
+                return Detected::Invalid("TLS and TLCP records in one flight");
+            }
+            if at + 5 + len > MAX_FIRST_FLIGHT {
+                return Detected::Invalid("a first flight larger than any client sends");
+            }
+            let Some(body) = buf.get(at + 5..at + 5 + len) else {
+                return Detected::NeedMore(at + 5 + len);
+            };
+            self.message.extend_from_slice(body);
+            self.at = at + 5 + len;
+            if self.message.len() >= 4 {
+                let m = &self.message;
+                if m[0] != 1 {
+                    return Detected::Invalid("the first handshake message is not a ClientHello");
+                }
+                let declared = usize::from(m[1]) << 16 | usize::from(m[2]) << 8 | usize::from(m[3]);
+                let want = 4 + declared;
+                if want > MAX_FIRST_FLIGHT {
+                    return Detected::Invalid("a ClientHello larger than any client sends");
+                }
+                if m.len() >= want {
+                    break want;
+                }
+            }
         };
-        if header[0] != 22 {
-            return Detected::Invalid("the first record is not a handshake");
-        }
-        let version = u16::from_be_bytes([header[1], header[2]]);
-        if version != TLCP_VERSION && !(0x0300..=0x0304).contains(&version) {
-            return Detected::Invalid("neither a TLS nor a TLCP record version");
-        }
-        let len = usize::from(u16::from_be_bytes([header[3], header[4]]));
-        if len == 0 || len > 16384 + 2048 {
-            return Detected::Invalid("a handshake record of impossible length");
-        }
-        let first = *record_version.get_or_insert(version);
-        if (first == TLCP_VERSION) != (version == TLCP_VERSION) {
-            return Detected::Invalid("TLS and TLCP records in one flight");
-        }
-        let Some(body) = buf.get(at + 5..at + 5 + len) else {
-            return Detected::NeedMore(at + 5 + len);
-        };
-        message.extend_from_slice(body);
-        at += 5 + len;
-        if message.len() >= 4 {
-            if message[0] != 1 {
-                return Detected::Invalid("the first handshake message is not a ClientHello");
+        let tlcp_record = self.record_version == Some(TLCP_VERSION);
+        match parse_hello(&self.message[4..whole]) {
+            Some(mut h) => {
+                h.tlcp_record = tlcp_record;
+                Detected::Hello(h)
             }
-            let declared = usize::from(message[1]) << 16
-                | usize::from(message[2]) << 8
-                | usize::from(message[3]);
-            let want = 4 + declared;
-            if want > MAX_FIRST_FLIGHT {
-                return Detected::Invalid("a ClientHello larger than any client sends");
-            }
-            if message.len() >= want {
-                message.truncate(want);
-                break;
-            }
+            None => Detected::Invalid("a malformed ClientHello"),
         }
-        // Tiny records cost 5 bytes of header each: bounded too.
-        if at > 2 * MAX_FIRST_FLIGHT {
-            return Detected::Invalid("a first flight larger than any client sends");
-        }
-    }
-    let tlcp_record = record_version == Some(TLCP_VERSION);
-    match parse_hello(&message[4..]) {
-        Some(mut h) => {
-            h.tlcp_record = tlcp_record;
-            Detected::Hello(h)
-        }
-        None => Detected::Invalid("a malformed ClientHello"),
     }
 }
 
@@ -262,7 +285,8 @@ fn parse_hello(body: &[u8]) -> Option<Hello> {
             _ => {}
         }
     }
-    hello.rfc8998 = versions.contains(&TLS13)
+    hello.tls13 = versions.contains(&TLS13);
+    hello.rfc8998 = hello.tls13
         && suites.iter().any(|s| SM_SUITES.contains(s))
         && hello.groups.iter().any(|g| SM_GROUPS.contains(g))
         && sigalgs.contains(&SM2SIG_SM3);

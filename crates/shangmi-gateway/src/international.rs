@@ -15,46 +15,67 @@ use toml::Spanned;
 use zeroize::Zeroizing;
 
 use crate::config::{Pair, Problem, Source};
-use crate::site::{Ticketer, key_mismatch, read, roots};
+use crate::keys::{ClientAuth, key_mismatch, read};
+use crate::site::International;
+use crate::tickets::{Scope, TicketKeys};
 
-/// The server configuration for a site's `international` pairs.
+/// The server configurations for a site's `international` pairs: one for hellos that offer
+/// TLS 1.3 (tickets scoped to the site, [`crate::tickets`]) and one with TLS 1.2 alone, which
+/// issues tickets only when `[tickets] tls12` asks (a TLS 1.2 ticket holds the master secret,
+/// with no forward secrecy under the ticket key) and otherwise resumes by session ID.
 pub(crate) fn config(
     src: &Source,
     span: Range<usize>,
     pairs: &[Spanned<Pair>],
-    client_ca: Option<&(Range<usize>, Vec<u8>)>,
-    tickets: Option<&Ticketer>,
+    client_auth: Option<&ClientAuth>,
+    tickets: Option<&TicketKeys>,
+    mut scope: Scope,
     alpn: Vec<Vec<u8>>,
-) -> Result<Arc<rustls::ServerConfig>, Problem> {
+) -> Result<International, Problem> {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut keys = Vec::new();
     for p in pairs {
-        keys.push(Arc::new(international_key(src, p, &provider)?));
+        let k = international_key(src, p, &provider)?;
+        scope.certificates("international", &k.cert);
+        keys.push(Arc::new(k));
     }
-    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-        .map_err(|e| src.problem(span.clone(), e.to_string()))?;
-    let builder = match client_ca {
-        Some((span, pem)) => {
-            // Client certificates may be SM2 or international: verify with both.
-            let both = Arc::new(shangmi_rustls::beside(
+    let resolver = Arc::new(ByScheme(keys));
+    let verifier = match client_auth {
+        // Client certificates may be SM2 or international: verify with both.
+        Some(a) => Some(a.verifier(
+            src,
+            Arc::new(shangmi_rustls::beside(
                 rustls::crypto::aws_lc_rs::default_provider(),
-            ));
-            builder.with_client_cert_verifier(
-                shangmi_rustls::Sm2ClientVerifier::new(roots(src, span, pem)?, both)
-                    .map_err(|e| src.problem(span.clone(), e.to_string()))?,
-            )
+            )),
+        )?),
+        None => None,
+    };
+    let scope = scope.finish("international");
+    let ticketer = || match tickets {
+        Some(t) => t.ticketer(&scope),
+        None => rustls::crypto::aws_lc_rs::Ticketer::new(),
+    };
+    let build = |versions: &[&'static rustls::SupportedProtocolVersion], with_tickets: bool| {
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_protocol_versions(versions)
+            .map_err(|e| src.problem(span.clone(), e.to_string()))?;
+        let builder = match &verifier {
+            Some(v) => builder.with_client_cert_verifier(v.clone()),
+            None => builder.with_no_client_auth(),
+        };
+        let mut c = builder.with_cert_resolver(resolver.clone());
+        if with_tickets {
+            c.ticketer = ticketer()
+                .map_err(|e| src.problem(span.clone(), format!("session tickets: {e}")))?;
         }
-        None => builder.with_no_client_auth(),
+        c.alpn_protocols = alpn.clone();
+        Ok::<_, Problem>(Arc::new(c))
     };
-    let mut c = builder.with_cert_resolver(Arc::new(ByScheme(keys)));
-    c.ticketer = match tickets {
-        Some(t) => t.clone(),
-        None => rustls::crypto::aws_lc_rs::Ticketer::new()
-            .map_err(|e| src.problem(span.clone(), format!("session tickets: {e}")))?,
-    };
-    c.alpn_protocols = alpn;
-    Ok(Arc::new(c))
+    let tls12_tickets = tickets.is_some_and(|t| t.tls12);
+    Ok(International {
+        tls13: build(&[&rustls::version::TLS13, &rustls::version::TLS12], true)?,
+        tls12: build(&[&rustls::version::TLS12], tls12_tickets)?,
+    })
 }
 
 fn international_key(
@@ -64,7 +85,7 @@ fn international_key(
 ) -> Result<CertifiedKey, Problem> {
     let span = p.span();
     let pair = p.get_ref();
-    let (cert, key_file) = crate::site::pair_files(src, span.clone(), pair)?.map_err(|_| {
+    let (cert, key_file) = crate::keys::pair_files(src, span.clone(), pair)?.map_err(|_| {
         src.problem(
             span.clone(),
             "international keys are read from cert and key (PEM), not p12",

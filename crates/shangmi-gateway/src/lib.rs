@@ -2,9 +2,8 @@
 //! international TLS in front of an HTTP or TCP service.
 //!
 //! Each connection's first flight decides its protocol ([`detect`], sans-I/O and fuzzed); the
-//! site is chosen by its server name; TLCP runs on shangmi-tlcp through an async adapter
-//! ([`tlcp_io`]), RFC 8998 on rustls with shangmi-rustls, international TLS on rustls with
-//! aws-lc-rs. The binary `shangmi-gateway` reads a TOML file ([`config`], checked whole by
+//! site is chosen by its server name; TLCP runs on shangmi-tlcp's async stream, RFC 8998 on
+//! rustls with shangmi-rustls, international TLS on rustls with aws-lc-rs ([`handshake`]). The binary `shangmi-gateway` reads a TOML file ([`config`], checked whole by
 //! [`site::load`]) and serves it ([`run`]).
 
 // The README's examples are doctests: a quick start that stops compiling fails the tests.
@@ -15,10 +14,20 @@ struct ReadmeDoctests;
 #[cfg(feature = "server")]
 pub mod admin;
 #[cfg(feature = "server")]
+pub mod admission;
+#[cfg(feature = "server")]
+pub mod budget;
+#[cfg(feature = "server")]
 pub mod config;
 pub mod detect;
 #[cfg(feature = "server")]
 pub mod gather;
+#[cfg(feature = "server")]
+pub mod handshake;
+#[cfg(feature = "server")]
+pub mod headers;
+#[cfg(feature = "server")]
+pub mod identity;
 #[cfg(feature = "international")]
 mod international;
 #[cfg(all(feature = "server", not(feature = "international")))]
@@ -27,7 +36,11 @@ mod international;
 #[cfg(feature = "server")]
 pub mod io;
 #[cfg(feature = "server")]
+mod keys;
+#[cfg(feature = "server")]
 pub mod local;
+#[cfg(feature = "server")]
+pub mod log;
 #[cfg(feature = "server")]
 pub mod metrics;
 #[cfg(feature = "server")]
@@ -43,6 +56,6 @@ pub mod site;
 #[cfg(feature = "server")]
 pub mod state;
 #[cfg(feature = "server")]
-pub mod tlcp_io;
+mod tickets;
 #[cfg(feature = "server")]
 pub mod upstream;

@@ -84,14 +84,16 @@ pub struct Metrics {
     requests: Family,
     upstream_errors: Family,
     reloads: Family,
+    refusals: Family,
+    retirements: Family,
     /// Connections open now.
     pub active: AtomicI64,
     /// Connections accepted.
     pub accepted: AtomicU64,
-    /// Connections closed on arrival (over max_connections).
-    pub refused: AtomicU64,
     /// Requests refused by the per-address rate.
     pub limited: AtomicU64,
+    /// Failure lines not written (over their per-address rate).
+    pub log_suppressed: AtomicU64,
     /// From accept to a completed handshake.
     pub handshake_seconds: Histogram,
     /// From a request's head to its response's head.
@@ -126,8 +128,19 @@ impl Metrics {
         self.reloads.add(&[outcome]);
     }
 
-    /// The text format.
-    pub fn render(&self) -> String {
+    /// A connection closed on arrival, and why ("full", "address full", "handshake rate").
+    pub fn refusal(&self, reason: &str) {
+        self.refusals.add(&[reason]);
+    }
+
+    /// A connection asked to close before its client was done, and why ("reload", "age",
+    /// "requests", "resets").
+    pub fn retired(&self, reason: &str) {
+        self.retirements.add(&[reason]);
+    }
+
+    /// The text format, with `gauges` (name, help, value) after the gateway's own.
+    pub fn render(&self, gauges: &[(&str, &str, u64)]) -> String {
         let mut out = String::new();
         self.handshakes.write(
             &mut out,
@@ -159,6 +172,18 @@ impl Metrics {
             "Configuration reloads by outcome.",
             &["outcome"],
         );
+        self.refusals.write(
+            &mut out,
+            "shangmi_gateway_connections_refused_total",
+            "Connections closed on arrival, by reason.",
+            &["reason"],
+        );
+        self.retirements.write(
+            &mut out,
+            "shangmi_gateway_connections_retired_total",
+            "Connections asked to close before their client was done, by reason.",
+            &["reason"],
+        );
         for (name, help, v) in [
             (
                 "shangmi_gateway_connections_accepted_total",
@@ -166,9 +191,14 @@ impl Metrics {
                 self.accepted.load(Ordering::Relaxed),
             ),
             (
-                "shangmi_gateway_connections_refused_total",
-                "Connections closed on arrival over max_connections.",
-                self.refused.load(Ordering::Relaxed),
+                "shangmi_gateway_log_lines_suppressed_total",
+                "Failure log lines not written, over their per-address rate.",
+                self.log_suppressed.load(Ordering::Relaxed),
+            ),
+            (
+                "shangmi_gateway_log_lines_dropped_total",
+                "Log lines dropped because the log's writer was behind.",
+                crate::log::dropped(),
             ),
             (
                 "shangmi_gateway_rate_limited_total",
@@ -203,6 +233,9 @@ impl Metrics {
              shangmi_gateway_active_connections {}",
             self.active.load(Ordering::Relaxed)
         );
+        for (name, help, v) in gauges {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
+        }
         self.handshake_seconds.write(
             &mut out,
             "shangmi_gateway_handshake_seconds",

@@ -1,59 +1,95 @@
 //! An HTTP upstream: HTTP/1.1 or HTTP/2 from the client (HTTP/2 by ALPN or its preface),
-//! HTTP/1.1 or h2c to the upstream, bodies streamed both ways. The upstream learns who the
-//! client is and how it connected from headers the gateway alone sets: a client's own
-//! `X-Forwarded-*` and `X-SM-*` headers are dropped.
+//! HTTP/1.1 or h2c to the upstream, bodies streamed both ways and each response read no
+//! faster than the client takes it ([`crate::budget`]). The request is checked and cleaned
+//! first ([`crate::headers`]): its Host must name the site the server name chose where that
+//! matters (421), and the upstream learns who the client is only from the gateway.
+//!
+//! HTTP/2 is bounded as nginx and Envoy bound it: streams at once, windows, the send buffer
+//! per stream, requests per connection (then a graceful GOAWAY), and a client that resets
+//! most of what it opens (after [`RESET_FLOOR`] resets, more than half its requests) is
+//! disconnected.
 
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode, Uri, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::Notify;
 
+use crate::budget::{self, Budgeted};
+use crate::headers;
 use crate::site::{Generation, Site};
-use crate::state::{Session, Shared};
-use crate::upstream::Kind;
+use crate::state::{Retire, Session, Shared};
+use crate::upstream::{Kind, Slot};
 
 type Body_ = BoxBody<Bytes, hyper::Error>;
 
-/// Headers the gateway sets: never passed on from the client.
-const OURS: [&str; 5] = [
-    "x-forwarded-for",
-    "x-forwarded-proto",
-    "x-forwarded-host",
-    "x-sm-protocol",
-    "x-sm-client-subject",
-];
+/// Client resets a connection may make before its share of resets is judged.
+pub const RESET_FLOOR: usize = 100;
+/// What HTTP/2 buffers per stream for a client that reads slowly.
+const SEND_BUFFER: usize = 64 * 1024;
 
-/// Connection-level headers: meaningful on one hop only (RFC 9110 section 7.6.1).
-const HOP: [HeaderName; 8] = [
-    header::CONNECTION,
-    HeaderName::from_static("keep-alive"),
-    HeaderName::from_static("proxy-connection"),
-    header::PROXY_AUTHENTICATE,
-    header::PROXY_AUTHORIZATION,
-    header::TE,
-    header::TRAILER,
-    header::TRANSFER_ENCODING,
-];
-
-struct Cx {
+/// One client connection's HTTP context.
+pub struct Cx {
     shared: Arc<Shared>,
     generation: Arc<Generation>,
+    /// The listener's index in the generation.
+    listener: usize,
     site: Arc<Site>,
     session: Arc<Session>,
+    budget: Arc<budget::Connection>,
+    requests: AtomicUsize,
+    abandoned: AtomicUsize,
+    /// Set when the client resets most of what it opens: the connection is closed at once
+    /// (a graceful GOAWAY waits for a ping the client need not answer).
+    abusive: AtomicBool,
+    /// Notified when the connection should close: asked to (too many requests), or at once
+    /// (resets).
+    close: Notify,
     /// Upgraded exchanges (WebSocket, say) relaying on their own tasks: the connection lasts
     /// until they end, and they end with it (idle timeout, drain's end).
     upgraded: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+impl Cx {
+    /// The context of a connection to `site`.
+    pub fn new(
+        shared: &Arc<Shared>,
+        generation: &Arc<Generation>,
+        listener: usize,
+        site: &Arc<Site>,
+        session: Arc<Session>,
+        budget: Arc<budget::Connection>,
+    ) -> Arc<Cx> {
+        Arc::new(Cx {
+            shared: shared.clone(),
+            generation: generation.clone(),
+            listener,
+            site: site.clone(),
+            session,
+            budget,
+            requests: AtomicUsize::new(0),
+            abandoned: AtomicUsize::new(0),
+            abusive: AtomicBool::new(false),
+            close: Notify::new(),
+            upgraded: std::sync::Mutex::new(Vec::new()),
+        })
+    }
+
+    fn relays(&self) -> std::sync::MutexGuard<'_, Vec<tokio::task::JoinHandle<()>>> {
+        self.upgraded.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// Aborts the upgraded relays when the connection is dropped before they end.
@@ -61,40 +97,25 @@ struct Relays(Arc<Cx>);
 
 impl Drop for Relays {
     fn drop(&mut self) {
-        for h in self
-            .0
-            .upgraded
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-        {
+        for h in self.0.relays().iter() {
             h.abort();
         }
     }
 }
 
-/// Serves HTTP on `stream` until the client closes or a drain has let in-flight requests end.
-pub async fn serve<S>(
-    shared: Arc<Shared>,
-    generation: Arc<Generation>,
-    site: Arc<Site>,
-    stream: S,
-    session: Arc<Session>,
-) where
+/// Serves HTTP on `stream` until the client closes, a drain has let in-flight requests end,
+/// or the connection is retired (`retire` resolves, or it carried its share of requests) and
+/// has ended what it was doing, or `reload_grace` after that.
+pub async fn serve<S>(cx: Arc<Cx>, stream: S, retire: impl Future<Output = Retire>)
+where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let limits = generation.limits.clone();
-    let mut stop = shared.stopping();
-    let cx = Arc::new(Cx {
-        shared,
-        generation,
-        site,
-        session,
-        upgraded: std::sync::Mutex::new(Vec::new()),
-    });
+    let limits = cx.generation.limits.clone();
+    let mut stop = cx.shared.stopping();
     let relays = Relays(cx.clone());
+    let service_cx = cx.clone();
     let service = hyper::service::service_fn(move |req| {
-        let cx = cx.clone();
+        let cx = service_cx.clone();
         async move { Ok::<_, Infallible>(handle(req, cx).await) }
     });
     let mut builder = auto::Builder::new(TokioExecutor::new());
@@ -107,13 +128,21 @@ pub async fn serve<S>(
         .http2()
         .timer(TokioTimer::new())
         .max_header_list_size(limits.max_header_bytes as u32)
-        .max_concurrent_streams(128);
+        .max_concurrent_streams(limits.max_concurrent_streams)
+        .initial_stream_window_size(limits.stream_window)
+        .initial_connection_window_size(limits.connection_window)
+        .max_send_buf_size(SEND_BUFFER)
+        .max_pending_accept_reset_streams(20);
     let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
     tokio::pin!(conn);
+    tokio::pin!(retire);
     if *stop.borrow() {
         conn.as_mut().graceful_shutdown();
     }
+    let grace = Duration::from_secs_f64(limits.reload_grace);
+    let mut cut: Option<Instant> = None;
     loop {
+        let cut_at = cut.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365));
         tokio::select! {
             _ = conn.as_mut() => break,
             r = stop.changed() => {
@@ -123,12 +152,31 @@ pub async fn serve<S>(
                     break;
                 }
             }
+            why = &mut retire, if cut.is_none() => {
+                cx.shared.metrics.retired(why.reason());
+                conn.as_mut().graceful_shutdown();
+                cut = Some(Instant::now() + grace);
+                abort_relays(&cx);
+            }
+            _ = cx.close.notified(), if cut.is_none() => {
+                if cx.abusive.load(Ordering::Relaxed) {
+                    break;
+                }
+                conn.as_mut().graceful_shutdown();
+                cut = Some(Instant::now() + grace);
+            }
+            _ = tokio::time::sleep_until(cut_at.into()), if cut.is_some() => break,
         }
     }
-    let handles: Vec<_> =
-        std::mem::take(&mut *relays.0.upgraded.lock().unwrap_or_else(|p| p.into_inner()));
+    let handles: Vec<_> = std::mem::take(&mut *relays.0.relays());
     for h in handles {
         let _ = h.await;
+    }
+}
+
+fn abort_relays(cx: &Cx) {
+    for h in cx.relays().iter() {
+        h.abort();
     }
 }
 
@@ -146,58 +194,64 @@ fn text(status: StatusCode, body: &'static str) -> Response<Body_> {
     r
 }
 
-/// A header value from any text: bytes outside visible ASCII written as `\xNN`.
-fn header_value(s: &str) -> HeaderValue {
-    HeaderValue::from_str(s).unwrap_or_else(|_| {
-        let escaped: String = s
-            .bytes()
-            .map(|b| {
-                if (0x20..0x7f).contains(&b) && b != b'\\' {
-                    (b as char).to_string()
-                } else {
-                    format!("\\x{b:02x}")
-                }
-            })
-            .collect();
-        HeaderValue::from_str(&escaped).unwrap_or(HeaderValue::from_static("-"))
-    })
-}
-
-/// Whether an HTTP/1.1 request asks to switch protocols (WebSocket, say): `Connection:
-/// upgrade` and an `Upgrade` header.
-fn wants_upgrade(req: &Request<Incoming>) -> bool {
-    req.version() == Version::HTTP_11
-        && req.headers().contains_key(header::UPGRADE)
+/// The upgrade an HTTP/1.1 request asks for (WebSocket, say: `Connection: upgrade` and an
+/// `Upgrade` header), when it is one the configuration relays.
+fn wanted_upgrade(req: &Request<Incoming>, allowed: &[String]) -> Option<HeaderValue> {
+    let asks = req.version() == Version::HTTP_11
         && req
             .headers()
             .get_all(header::CONNECTION)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(','))
-            .any(|t| t.trim().eq_ignore_ascii_case("upgrade"))
+            .any(|t| t.trim().eq_ignore_ascii_case("upgrade"));
+    let protocol = req.headers().get(header::UPGRADE)?;
+    let token = protocol.to_str().ok()?.split('/').next()?.trim();
+    (asks && allowed.iter().any(|a| a.eq_ignore_ascii_case(token))).then(|| protocol.clone())
 }
 
-fn strip_hop(headers: &mut HeaderMap) {
-    // Names listed in Connection are hop-by-hop too.
-    let listed: Vec<HeaderName> = headers
-        .get_all(header::CONNECTION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .filter_map(|n| HeaderName::from_bytes(n.trim().as_bytes()).ok())
-        .collect();
-    for n in listed.iter().chain(HOP.iter()) {
-        headers.remove(n);
+/// Counts a request whose client went away (an HTTP/2 reset, mostly) before its answer.
+struct InFlight {
+    cx: Arc<Cx>,
+    answered: bool,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        let abandoned = self.cx.abandoned.fetch_add(1, Ordering::Relaxed) + 1;
+        let requests = self.cx.requests.load(Ordering::Relaxed);
+        if abandoned >= RESET_FLOOR
+            && 2 * abandoned > requests
+            && !self.cx.abusive.swap(true, Ordering::Relaxed)
+        {
+            self.cx.shared.metrics.retired("resets");
+            self.cx.close.notify_one();
+        }
     }
-    headers.remove(header::UPGRADE);
 }
 
-async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
+async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
+    let n = cx.requests.fetch_add(1, Ordering::Relaxed) + 1;
+    if n == cx.generation.limits.max_requests_per_connection {
+        cx.shared.metrics.retired("requests");
+        cx.close.notify_one();
+    }
+    let mut guard = InFlight {
+        cx: cx.clone(),
+        answered: false,
+    };
+    let r = answer(req, &cx).await;
+    guard.answered = true;
+    r
+}
+
+async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
     let start = Instant::now();
     let limits = &cx.generation.limits;
     let s = &cx.session;
-    let method = req.method().to_string();
-    let version = format!("{:?}", req.version());
     let path = req
         .uri()
         .path_and_query()
@@ -205,8 +259,8 @@ async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
     let log = Log {
         cx: cx.clone(),
         start,
-        method,
-        version,
+        method: req.method().to_string(),
+        version: format!("{:?}", req.version()),
         path,
     };
     if !cx
@@ -216,33 +270,59 @@ async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
         return log.done(
             text(StatusCode::TOO_MANY_REQUESTS, "too many requests\n"),
             "",
+            None,
         );
     }
+    let host = match headers::host(req.version(), req.uri(), req.headers()) {
+        Ok(h) => h,
+        Err(_) => return log.done(text(StatusCode::BAD_REQUEST, "bad request\n"), "", None),
+    };
+    let listener = &cx.generation.listeners[cx.listener];
+    if listener.check_host && !Arc::ptr_eq(listener.site(host.as_deref()), &cx.site) {
+        return log.done(
+            text(StatusCode::MISDIRECTED_REQUEST, "misdirected request\n"),
+            "",
+            None,
+        );
+    }
+    if cx.site.client_auth && s.client_identity.is_none() {
+        // Every handshake to such a site verified a certificate; a session without one is
+        // not let through on any account.
+        return log.done(text(StatusCode::FORBIDDEN, "forbidden\n"), "", None);
+    }
     let upstream = &cx.site.upstream;
+    let Some(slot) = upstream.slot() else {
+        cx.shared.metrics.upstream_error("busy");
+        return log.done(text(StatusCode::SERVICE_UNAVAILABLE, "busy\n"), "", None);
+    };
     let (i, addr) = upstream.pick();
     // An upgrade goes through only to an HTTP/1.1 upstream; the client's side of it is taken
     // before the request is passed on.
-    let upgrade = (wants_upgrade(&req) && upstream.kind == Kind::Http).then(|| {
-        let protocol = req.headers().get(header::UPGRADE).cloned();
-        (hyper::upgrade::on(&mut req), protocol)
-    });
+    let upgrade = wanted_upgrade(&req, &cx.generation.http.upgrades)
+        .filter(|_| upstream.kind == Kind::Http)
+        .map(|protocol| (hyper::upgrade::on(&mut req), protocol));
     let (mut parts, body) = req.into_parts();
-    let authority = parts.uri.authority().map(|a| a.to_string());
+    if headers::clean(&mut parts.headers, cx.generation.http.underscore_headers).is_err() {
+        return log.done(text(StatusCode::BAD_REQUEST, "bad request\n"), "", None);
+    }
     let uri: Uri = match format!("http://{addr}{}", log.path).parse() {
         Ok(u) => u,
-        Err(_) => return log.done(text(StatusCode::BAD_REQUEST, "bad request target\n"), ""),
+        Err(_) => {
+            return log.done(
+                text(StatusCode::BAD_REQUEST, "bad request target\n"),
+                "",
+                None,
+            );
+        }
     };
+    let authority = parts.uri.authority().map(|a| a.to_string());
     parts.uri = uri;
     parts.version = match upstream.kind {
         Kind::H2c => Version::HTTP_2,
         _ => Version::HTTP_11,
     };
     let h = &mut parts.headers;
-    strip_hop(h);
-    for n in OURS {
-        h.remove(n);
-    }
-    if let Some((_, Some(protocol))) = &upgrade {
+    if let Some((_, protocol)) = &upgrade {
         h.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
         h.insert(header::UPGRADE, protocol.clone());
     }
@@ -253,12 +333,7 @@ async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
     {
         h.insert(header::HOST, a);
     }
-    h.insert("x-forwarded-for", header_value(&s.client.ip().to_string()));
-    h.insert("x-forwarded-proto", HeaderValue::from_static("https"));
-    h.insert("x-sm-protocol", header_value(&s.header()));
-    if let Some(subject) = &s.client_subject {
-        h.insert("x-sm-client-subject", header_value(subject));
-    }
+    headers::write_ours(h, s);
     let client = upstream.client.as_ref().expect("an HTTP site has a client");
     let wait = Duration::from_secs_f64(limits.upstream_timeout);
     let sent = tokio::time::timeout(wait, client.request(Request::from_parts(parts, body))).await;
@@ -266,6 +341,10 @@ async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
         Ok(Ok(r)) => {
             upstream.succeeded(i);
             r
+        }
+        Ok(Err(e)) if crate::upstream::is_busy(&e) => {
+            cx.shared.metrics.upstream_error("busy");
+            return log.done(text(StatusCode::SERVICE_UNAVAILABLE, "busy\n"), "", None);
         }
         Ok(Err(e)) => {
             let kind = if e.is_connect() {
@@ -275,18 +354,22 @@ async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
                 "reset"
             };
             cx.shared.metrics.upstream_error(kind);
-            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr);
+            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr, None);
         }
         Err(_) => {
             cx.shared.metrics.upstream_error("timeout");
-            return log.done(text(StatusCode::GATEWAY_TIMEOUT, "gateway timeout\n"), addr);
+            return log.done(
+                text(StatusCode::GATEWAY_TIMEOUT, "gateway timeout\n"),
+                addr,
+                None,
+            );
         }
     };
     if resp.status() == StatusCode::SWITCHING_PROTOCOLS {
         let Some((client_side, _)) = upgrade else {
             // A switch nobody asked for cannot be relayed.
             cx.shared.metrics.upstream_error("unasked upgrade");
-            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr);
+            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr, None);
         };
         let upstream_side = hyper::upgrade::on(&mut resp);
         let protocol = resp.headers().get(header::UPGRADE).cloned();
@@ -295,24 +378,21 @@ async fn handle(mut req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
                 let _ =
                     tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(u)).await;
             }
+            drop(slot);
         });
-        cx.upgraded
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(relay);
-        strip_hop(resp.headers_mut());
+        cx.relays().push(relay);
+        headers::strip_hop(resp.headers_mut());
         resp.headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
         if let Some(p) = protocol {
             resp.headers_mut().insert(header::UPGRADE, p);
         }
-        let addr = addr.to_string();
-        return log.done(resp.map(|b| b.boxed()), &addr);
+        return log.done(resp.map(|b| b.boxed()), addr, None);
     }
-    strip_hop(resp.headers_mut());
-    let addr = addr.to_string();
-    let resp = resp.map(|b| b.boxed());
-    log.done(resp, &addr)
+    headers::strip_hop(resp.headers_mut());
+    let budget = cx.budget.clone();
+    let resp = resp.map(|b| Budgeted::new(b, budget).boxed());
+    log.done(resp, addr, Some(slot))
 }
 
 /// What the access log line of one request needs, written when its body has gone out.
@@ -325,7 +405,8 @@ struct Log {
 }
 
 impl Log {
-    fn done(self, resp: Response<Body_>, upstream: &str) -> Response<Body_> {
+    /// The response, counted, logged when its body ends; `slot` held until then.
+    fn done(self, resp: Response<Body_>, upstream: &str, slot: Option<Slot>) -> Response<Body_> {
         let status = resp.status().as_u16();
         self.cx
             .shared
@@ -342,6 +423,7 @@ impl Log {
                 inner,
                 bytes: 0,
                 log: Some((self, status, upstream)),
+                _slot: slot,
             }
             .boxed()
         })
@@ -353,6 +435,7 @@ struct Counted {
     inner: Body_,
     bytes: u64,
     log: Option<(Log, u16, String)>,
+    _slot: Option<Slot>,
 }
 
 impl Counted {
@@ -361,11 +444,12 @@ impl Counted {
             return;
         };
         let s = &log.cx.session;
+        let subject = s.client_identity.as_ref().map(|c| c.subject.as_str());
         log.cx.shared.access(
             &log.cx.generation,
             json!({"client": s.client.to_string(), "protocol": s.protocol, "suite": s.suite,
-                   "group": s.group,
-                   "sni": s.sni, "client_subject": s.client_subject, "method": log.method, "http": log.version,
+                   "group": s.group, "sni": s.sni, "client_subject": subject,
+                   "method": log.method, "http": log.version,
                    "path": log.path, "status": status, "bytes": self.bytes,
                    "complete": complete, "upstream": upstream,
                    "handshake_ms": s.handshake.as_millis() as u64, "resumed": s.resumed,

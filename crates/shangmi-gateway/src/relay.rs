@@ -39,6 +39,10 @@ pub async fn relay<S>(
     ) {
         return log("rate limited", "", (0, 0));
     }
+    let Some(_slot) = site.upstream.connection_slot() else {
+        shared.metrics.upstream_error("busy");
+        return log("upstream busy", "", (0, 0));
+    };
     let (i, addr) = site.upstream.pick();
     let up =
         match tokio::time::timeout(site.upstream.connect_timeout, TcpStream::connect(addr)).await {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::signal::unix::{SignalKind, signal};
 
+use crate::log;
 use crate::site::Generation;
 use crate::state::{Shared, event};
 
@@ -39,7 +40,7 @@ fn bind_all(generation: &Generation) -> Result<Bound, String> {
             bind(l.addr, l.reuse_port).map_err(|e| format!("listening on {}: {e}", l.addr))?;
         listeners.push(listener);
     }
-    let admin = match generation.admin {
+    let admin = match generation.admin_addr() {
         Some(a) => Some(bind(a, false).map_err(|e| format!("admin listener {a}: {e}"))?),
         None => None,
     };
@@ -47,17 +48,29 @@ fn bind_all(generation: &Generation) -> Result<Bound, String> {
 }
 
 /// Says where it listens (`listening on ADDR`, the line scripts wait for) and starts
-/// accepting.
+/// accepting. An accept loop that ends while the gateway is not draining (a panic) is
+/// reported on `/healthz`.
 fn announce(shared: &Arc<Shared>, bound: Bound) {
     for (i, listener) in bound.listeners.into_iter().enumerate() {
         if let Ok(a) = listener.local_addr() {
-            eprintln!("listening on {a}");
+            log::say(&format!("listening on {a}"));
         }
-        tokio::spawn(crate::serve::accept_loop(shared.clone(), i, listener));
+        let accepting = tokio::spawn(crate::serve::accept_loop(shared.clone(), i, listener));
+        let s = shared.clone();
+        tokio::spawn(async move {
+            let end = accepting.await;
+            if !s.draining() {
+                s.listener_died(i);
+                event(
+                    "listener stopped accepting",
+                    &format!("listener {i}: {end:?}"),
+                );
+            }
+        });
     }
     if let Some(admin) = bound.admin {
         if let Ok(a) = admin.local_addr() {
-            eprintln!("admin on http://{a}");
+            log::say(&format!("admin on http://{a}"));
         }
         tokio::spawn(crate::admin::serve(shared.clone(), admin));
     }
@@ -101,7 +114,7 @@ pub async fn run(path: std::path::PathBuf, generation: Generation) -> Result<(),
             _ = int.recv() => break,
         }
     }
-    let grace = Duration::from_secs_f64(shared.current().limits.drain_timeout);
+    let grace = Duration::from_secs_f64(shared.current().0.limits.drain_timeout);
     event(
         "draining",
         &format!("up to {grace:?} for connections in flight"),

@@ -1,30 +1,41 @@
-//! A configuration made ready to serve: every certificate and key read and matched, the
-//! protocols' server configurations built, the upstreams parsed. What `--check` runs, and what
-//! a reload builds before it replaces anything.
+//! A configuration made ready to serve: every certificate and key read and matched
+//! ([`crate::keys`]), the protocols' server configurations built, the upstreams parsed, the
+//! session tickets scoped to what they may skip. What `--check` runs, and what a reload
+//! builds before it replaces anything.
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
-use rustls::sign::CertifiedKey;
 use toml::Spanned;
 use zeroize::Zeroizing;
 
-use crate::config::{self, Limits, Pair, Problem, Source};
+use crate::config::{self, Http, Limits, Problem, Source};
+use crate::keys::{self, ClientAuth, read};
+use crate::tickets::{Scope, TicketKeys};
 use crate::upstream::{self, Kind, Upstream};
 
 /// A configuration ready to serve.
 pub struct Generation {
-    /// The admin listener's address.
-    pub admin: Option<SocketAddr>,
+    /// The admin listener.
+    pub admin: Option<Admin>,
     /// Limits.
     pub limits: Limits,
+    /// What reaches HTTP upstreams.
+    pub http: Http,
     /// Where access log lines go: "stdout", "stderr" or "off" (JSON), or "lines" (sentences
     /// on stderr, for the command line's servers).
     pub access_log: String,
     /// The listeners, in the file's order.
     pub listeners: Vec<Listener>,
+}
+
+/// The admin listener: where, and the token that reloads.
+pub struct Admin {
+    /// Its address (loopback unless a token is set).
+    pub addr: SocketAddr,
+    /// `POST /reload` presents it as `Authorization: Bearer TOKEN`; none: no reload by HTTP.
+    pub token: Option<Zeroizing<String>>,
 }
 
 impl Generation {
@@ -34,13 +45,20 @@ impl Generation {
         Generation {
             admin: None,
             limits,
+            http: Http::default(),
             access_log: "lines".into(),
             listeners: vec![Listener {
                 addr,
                 reuse_port: false,
+                check_host: site.client_auth,
                 sites: vec![Arc::new(site)],
             }],
         }
+    }
+
+    /// The admin listener's address.
+    pub fn admin_addr(&self) -> Option<SocketAddr> {
+        self.admin.as_ref().map(|a| a.addr)
     }
 }
 
@@ -50,6 +68,9 @@ pub struct Listener {
     pub addr: SocketAddr,
     /// SO_REUSEPORT.
     pub reuse_port: bool,
+    /// Whether a request's Host must name the site its server name chose (421 otherwise):
+    /// `[http] check_host`, or any of its sites requiring client certificates.
+    pub check_host: bool,
     /// The sites; the first is the default.
     pub sites: Vec<Arc<Site>>,
 }
@@ -62,10 +83,28 @@ pub struct Site {
     pub tlcp: Option<Arc<shangmi_tlcp::ServerConfig>>,
     /// RFC 8998.
     pub sm2: Option<Arc<rustls::ServerConfig>>,
-    /// International TLS 1.2 and 1.3.
-    pub international: Option<Arc<rustls::ServerConfig>>,
+    /// International TLS.
+    pub international: Option<International>,
+    /// Whether it requires client certificates (every protocol).
+    pub client_auth: bool,
     /// Where requests go.
     pub upstream: Upstream,
+}
+
+/// International TLS: TLS 1.3 (and 1.2) for clients that offer 1.3, with tickets; TLS 1.2
+/// alone for the others, which resume by session ID unless `[tickets] tls12` is set.
+pub struct International {
+    /// For hellos offering TLS 1.3.
+    pub tls13: Arc<rustls::ServerConfig>,
+    /// For hellos offering TLS 1.2 only.
+    pub tls12: Arc<rustls::ServerConfig>,
+}
+
+impl International {
+    /// The configuration for a hello that offers TLS 1.3 or not.
+    pub fn for_hello(&self, tls13: bool) -> &Arc<rustls::ServerConfig> {
+        if tls13 { &self.tls13 } else { &self.tls12 }
+    }
 }
 
 impl Listener {
@@ -98,61 +137,42 @@ impl Listener {
     }
 }
 
-fn secs(src: &Source, what: &str, v: f64) -> Result<Duration, Problem> {
-    Duration::try_from_secs_f64(v)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| {
-            src.problem(
-                0..0,
-                format!("[limits] {what}: a positive number of seconds"),
-            )
-        })
-}
-
 /// Reads and checks `path`; the generation it describes.
 pub fn load(path: &Path) -> Result<Generation, Problem> {
     let src = Source::read(path)?;
     let f = &src.file;
-    let l = &f.limits;
-    for (what, v) in [
-        ("handshake_timeout", l.handshake_timeout),
-        ("idle_timeout", l.idle_timeout),
-        ("write_timeout", l.write_timeout),
-        ("connect_timeout", l.connect_timeout),
-        ("upstream_timeout", l.upstream_timeout),
-        ("drain_timeout", l.drain_timeout),
-        ("upstream_retry", l.upstream_retry),
-    ] {
-        secs(&src, what, v)?;
-    }
-    if l.max_connections == 0 {
-        return Err(src.problem(0..0, "[limits] max_connections: at least 1"));
-    }
-    if l.max_header_bytes < 8192 {
-        return Err(src.problem(0..0, "[limits] max_header_bytes: at least 8192"));
-    }
-    if !(l.requests_per_second >= 0.0 && l.burst >= 1.0) {
-        return Err(src.problem(0..0, "[limits] requests_per_second >= 0 and burst >= 1"));
-    }
+    f.limits
+        .check()
+        .map_err(|e| src.problem(0..0, format!("[limits] {e}")))?;
     if !["stdout", "stderr", "off"].contains(&f.log.access.as_str()) {
         return Err(src.problem(0..0, "[log] access: \"stdout\", \"stderr\" or \"off\""));
     }
+    if let Some(u) = f
+        .http
+        .upgrades
+        .iter()
+        .find(|u| u.is_empty() || !u.is_ascii())
+    {
+        return Err(src.problem(0..0, format!("[http] upgrades: `{u}` is not a token")));
+    }
     let admin = match &f.admin {
-        Some(a) => Some(config::socket_addr(&src, &a.listen)?),
+        Some(a) => Some(admin(&src, a)?),
         None => None,
     };
     if f.listener.is_empty() {
         return Err(src.problem(0..0, "no [[listener]]"));
     }
     let tickets = match &f.tickets {
-        Some(t) => Some(ticket_keys(&src, t)?),
+        Some(t) => Some(TicketKeys::read(&src, t)?),
         None => None,
     };
     let mut listeners: Vec<Listener> = Vec::new();
     for l in &f.listener {
         let addr = config::socket_addr(&src, &l.listen)?;
-        if addr.port() != 0 && (listeners.iter().any(|o| o.addr == addr) || admin == Some(addr)) {
+        let admin_addr = admin.as_ref().map(|a| a.addr);
+        if addr.port() != 0
+            && (listeners.iter().any(|o| o.addr == addr) || admin_addr == Some(addr))
+        {
             return Err(src.problem(l.listen.span(), format!("{addr} is listed twice")));
         }
         if l.site.is_empty() {
@@ -171,87 +191,48 @@ pub fn load(path: &Path) -> Result<Generation, Problem> {
         listeners.push(Listener {
             addr,
             reuse_port: l.reuse_port,
+            check_host: f.http.check_host || sites.iter().any(|s| s.client_auth),
             sites,
         });
     }
     Ok(Generation {
         admin,
         limits: f.limits.clone(),
+        http: f.http.clone(),
         access_log: f.log.access.clone(),
         listeners,
     })
 }
 
-pub(crate) fn read(
-    src: &Source,
-    span: std::ops::Range<usize>,
-    p: &str,
-) -> Result<Vec<u8>, Problem> {
-    let path = src.resolve(p);
-    match std::fs::metadata(&path) {
-        Ok(m) if m.len() > 1 << 20 => {
-            return Err(src.problem(span, format!("{}: larger than 1 MiB", path.display())));
+/// The admin listener: loopback, or anywhere with a token.
+fn admin(src: &Source, a: &config::Admin) -> Result<Admin, Problem> {
+    let addr = config::socket_addr(src, &a.listen)?;
+    let token = match &a.token_file {
+        Some(t) => {
+            let bytes = Zeroizing::new(read(src, t.span(), t.get_ref())?);
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|_| src.problem(t.span(), "the admin token file is not text"))?
+                .trim();
+            if text.len() < 16 || !text.bytes().all(|b| b.is_ascii_graphic()) {
+                return Err(src.problem(
+                    t.span(),
+                    "the admin token: at least 16 printable characters, no spaces",
+                ));
+            }
+            Some(Zeroizing::new(text.to_string()))
         }
-        Err(e) => return Err(src.problem(span, format!("{}: {e}", path.display()))),
-        Ok(_) => {}
-    }
-    std::fs::read(&path).map_err(|e| src.problem(span, format!("{}: {e}", path.display())))
-}
-
-pub(crate) type Ticketer = Arc<dyn rustls::server::ProducesTickets>;
-
-/// The shared ticket keys: one secret per line in hex, `#` comments and blank lines skipped.
-fn ticket_keys(src: &Source, t: &config::Tickets) -> Result<Ticketer, Problem> {
-    let span = t.key_file.span();
-    let text = Zeroizing::new(read(src, span.clone(), t.key_file.get_ref())?);
-    let text = std::str::from_utf8(&text)
-        .map_err(|_| src.problem(span.clone(), "the ticket key file is not text"))?;
-    let mut secrets = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut secret = Zeroizing::new([0u8; 32]);
-        let ok = line.len() == 64
-            && line.is_ascii()
-            && (0..32).all(|j| {
-                u8::from_str_radix(&line[2 * j..2 * j + 2], 16)
-                    .map(|b| secret[j] = b)
-                    .is_ok()
-            });
-        if !ok {
-            return Err(src.problem(
-                span,
-                format!(
-                    "{} line {}: a ticket key is 64 hex digits",
-                    t.key_file.get_ref(),
-                    i + 1
-                ),
-            ));
-        }
-        secrets.push(*secret);
-    }
-    let made = shangmi_rustls::shared_ticketer(&secrets, t.lifetime);
-    for s in secrets.iter_mut() {
-        zeroize::Zeroize::zeroize(s);
-    }
-    made.map_err(|e| src.problem(span, format!("{}: {e}", t.key_file.get_ref())))
-}
-
-fn build_site(
-    src: &Source,
-    s: &Spanned<config::Site>,
-    tickets: Option<&Ticketer>,
-) -> Result<Site, Problem> {
-    let span = s.span();
-    let s = s.get_ref();
-    if s.tlcp.is_none() && s.sm2.is_none() && s.international.is_empty() {
+        None => None,
+    };
+    if !addr.ip().is_loopback() && token.is_none() {
         return Err(src.problem(
-            span,
-            "a site needs at least one of tlcp, sm2 and international",
+            a.listen.span(),
+            format!("admin listen {addr} is not loopback: give it a token_file"),
         ));
     }
+    Ok(Admin { addr, token })
+}
+
+fn site_names(src: &Source, s: &config::Site) -> Result<Vec<String>, Problem> {
     let mut names = Vec::new();
     for n in &s.server_names {
         let v = n.get_ref().to_ascii_lowercase();
@@ -266,6 +247,12 @@ fn build_site(
         }
         names.push(v);
     }
+    Ok(names)
+}
+
+fn site_upstream(src: &Source, s: &Spanned<config::Site>) -> Result<Upstream, Problem> {
+    let span = s.span();
+    let s = s.get_ref();
     if s.upstream.is_empty() {
         return Err(src.problem(span, "upstream: at least one address"));
     }
@@ -279,33 +266,64 @@ fn build_site(
         kind = Some(k);
         addrs.push(a);
     }
-    let kind = kind.unwrap_or(Kind::Http);
-    let alpn: Vec<Vec<u8>> = if kind.is_http() {
+    let limits = &src.file.limits;
+    Upstream::new(
+        kind.unwrap_or(Kind::Http),
+        addrs,
+        &upstream::Caps::of(limits),
+    )
+    .map_err(|e| src.problem(span, e))
+}
+
+fn build_site(
+    src: &Source,
+    s: &Spanned<config::Site>,
+    tickets: Option<&TicketKeys>,
+) -> Result<Site, Problem> {
+    let span = s.span();
+    let cfg = s.get_ref();
+    if cfg.tlcp.is_none() && cfg.sm2.is_none() && cfg.international.is_empty() {
+        return Err(src.problem(
+            span,
+            "a site needs at least one of tlcp, sm2 and international",
+        ));
+    }
+    let names = site_names(src, cfg)?;
+    let upstream = site_upstream(src, s)?;
+    let alpn: Vec<Vec<u8>> = if upstream.kind.is_http() {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]
     } else {
         Vec::new()
     };
-    let limits = &src.file.limits;
-    let upstream = Upstream::new(
-        kind,
-        addrs,
-        Duration::from_secs_f64(limits.connect_timeout),
-        Duration::from_secs_f64(limits.upstream_retry),
-    )
-    .map_err(|e| src.problem(span.clone(), e))?;
+    let client_auth = match &cfg.client_ca {
+        Some(ca) => Some(ClientAuth {
+            span: ca.span(),
+            pem: read(src, ca.span(), ca.get_ref())?,
+            crl: match &cfg.client_crl {
+                Some(c) => Some((c.span(), read(src, c.span(), c.get_ref())?)),
+                None => None,
+            },
+        }),
+        None => {
+            if let Some(c) = &cfg.client_crl {
+                return Err(src.problem(c.span(), "client_crl needs client_ca"));
+            }
+            None
+        }
+    };
+    // What a resumed session skips: the site's names, its certificates, and whom it asks
+    // for client certificates (the CAs, the CRLs). Tickets open only where all of it is the
+    // same (replicas with one configuration, a reload that changed none of it).
+    let mut scope = Scope::new(&names, client_auth.as_ref());
 
-    let client_ca = match &s.client_ca {
-        Some(ca) => Some((ca.span(), read(src, ca.span(), ca.get_ref())?)),
+    let tlcp = match &cfg.tlcp {
+        Some(t) => Some(Arc::new(keys::tlcp_config(src, t, client_auth.as_ref())?)),
         None => None,
     };
-
-    let tlcp = match &s.tlcp {
-        Some(t) => Some(Arc::new(tlcp_config(src, t, client_ca.as_ref())?)),
-        None => None,
-    };
-    let sm2 = match &s.sm2 {
+    let sm2 = match &cfg.sm2 {
         Some(p) => {
-            let key = sm2_key(src, p)?;
+            let key = keys::sm2_key(src, p)?;
+            scope.certificates("sm2", &key.cert);
             // The hybrid is taken only from a client that offers it (rustls follows the
             // client's order), so listing it costs the others nothing.
             let mut groups = shangmi_rustls::provider();
@@ -313,37 +331,31 @@ fn build_site(
                 .kx_groups
                 .push(shangmi_rustls::CURVE_SM2_MLKEM768_GROUP);
             let provider = Arc::new(groups);
-            let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-                .with_protocol_versions(&[&rustls::version::TLS13])
+            let verifier = match &client_auth {
+                Some(a) => Some(a.verifier(src, provider.clone())?),
+                None => None,
+            };
+            let ticketer = match tickets {
+                Some(t) => t.ticketer(&scope.finish("rfc8998")),
+                None => shangmi_rustls::ticketer(),
+            }
+            .map_err(|e| src.problem(p.span(), format!("session tickets: {e}")))?;
+            let c = shangmi_rustls::server_config(key, provider, verifier, ticketer, alpn.clone())
                 .map_err(|e| src.problem(p.span(), e.to_string()))?;
-            let builder = match &client_ca {
-                Some((span, pem)) => builder.with_client_cert_verifier(
-                    shangmi_rustls::Sm2ClientVerifier::new(roots(src, span, pem)?, provider)
-                        .map_err(|e| src.problem(span.clone(), e.to_string()))?,
-                ),
-                None => builder.with_no_client_auth(),
-            };
-            let mut c =
-                builder.with_cert_resolver(Arc::new(shangmi_rustls::SmCertResolver::new(key)));
-            c.ticketer = match tickets {
-                Some(t) => t.clone(),
-                None => shangmi_rustls::ticketer()
-                    .map_err(|e| src.problem(p.span(), format!("session tickets: {e}")))?,
-            };
-            c.alpn_protocols = alpn.clone();
             Some(Arc::new(c))
         }
         None => None,
     };
-    let international = if s.international.is_empty() {
+    let international = if cfg.international.is_empty() {
         None
     } else {
         Some(crate::international::config(
             src,
-            span.clone(),
-            &s.international,
-            client_ca.as_ref(),
+            span,
+            &cfg.international,
+            client_auth.as_ref(),
             tickets,
+            scope,
             alpn,
         )?)
     };
@@ -352,150 +364,7 @@ fn build_site(
         tlcp,
         sm2,
         international,
+        client_auth: client_auth.is_some(),
         upstream,
     })
-}
-
-pub(crate) fn roots(
-    src: &Source,
-    span: &std::ops::Range<usize>,
-    pem: &[u8],
-) -> Result<Arc<shangmi_rustls::Roots>, Problem> {
-    shangmi_rustls::load_roots(pem)
-        .map(Arc::new)
-        .map_err(|e| src.problem(span.clone(), format!("client_ca: {e}")))
-}
-
-fn password(
-    src: &Source,
-    span: std::ops::Range<usize>,
-    file: Option<&str>,
-) -> Result<Option<Zeroizing<Vec<u8>>>, Problem> {
-    let Some(f) = file else { return Ok(None) };
-    let mut pw = Zeroizing::new(read(src, span, f)?);
-    // One line, as `echo secret > file` writes it.
-    while pw.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
-        pw.pop();
-    }
-    Ok(Some(pw))
-}
-
-fn sm2_signing_key(
-    src: &Source,
-    span: std::ops::Range<usize>,
-    p: &str,
-    password_file: Option<&str>,
-) -> Result<shangmi::sm2::SigningKey, Problem> {
-    let data = Zeroizing::new(read(src, span.clone(), p)?);
-    let pw = password(src, span.clone(), password_file)?;
-    shangmi::sm2::SigningKey::from_key_file(&data, pw.as_deref().map(|v| v.as_slice()))
-        .map_err(|e| src.problem(span, format!("{p}: {e}")))
-}
-
-/// A PKCS#12 keystore of the configuration, read with its password file.
-fn keystore(
-    src: &Source,
-    span: std::ops::Range<usize>,
-    p12: &str,
-    password_file: Option<&str>,
-) -> Result<shangmi_pki::pkcs12::Pkcs12, Problem> {
-    let data = Zeroizing::new(read(src, span.clone(), p12)?);
-    let pw = password(src, span.clone(), password_file)?;
-    shangmi_pki::pkcs12::read(&data, pw.as_deref().map(|v| v.as_slice()).unwrap_or(b""))
-        .map_err(|e| src.problem(span, format!("{p12}: {e}")))
-}
-
-/// `cert` and `key`, or `p12`: which files a pair names.
-pub(crate) fn pair_files<'a>(
-    src: &Source,
-    span: std::ops::Range<usize>,
-    pair: &'a Pair,
-) -> Result<Result<(&'a str, &'a str), &'a str>, Problem> {
-    match (&pair.cert, &pair.key, &pair.p12) {
-        (Some(c), Some(k), None) => Ok(Ok((c, k))),
-        (None, None, Some(p)) => Ok(Err(p)),
-        _ => Err(src.problem(span, "give cert and key, or p12")),
-    }
-}
-
-fn sm2_key(src: &Source, p: &Spanned<Pair>) -> Result<CertifiedKey, Problem> {
-    let span = p.span();
-    let pair = p.get_ref();
-    let (chain, key, what) = match pair_files(src, span.clone(), pair)? {
-        Ok((cert, key_file)) => {
-            let chain = shangmi_rustls::load_certificates(&read(src, span.clone(), cert)?)
-                .map_err(|e| src.problem(span.clone(), format!("{cert}: {e}")))?;
-            let key = sm2_signing_key(src, span.clone(), key_file, pair.password_file.as_deref())?;
-            (chain, key, format!("{cert} with {key_file}"))
-        }
-        Err(p12) => {
-            let first = keystore(src, span.clone(), p12, pair.password_file.as_deref())?
-                .key_chains()
-                .map_err(|e| src.problem(span.clone(), format!("{p12}: {e}")))?
-                .into_iter()
-                .next()
-                .ok_or_else(|| src.problem(span.clone(), format!("{p12}: no key")))?;
-            let chain = first.chain.into_iter().map(Into::into).collect();
-            (chain, first.key, p12.to_string())
-        }
-    };
-    shangmi_rustls::certified_key(chain, shangmi_rustls::Sm2SigningKey::new(key))
-        .map_err(|e| src.problem(span, format!("{what}: {}", key_mismatch(e))))
-}
-
-pub(crate) fn key_mismatch(e: rustls::Error) -> String {
-    match e {
-        rustls::Error::InconsistentKeys(_) => {
-            "the private key is not the one the certificate names".into()
-        }
-        e => e.to_string(),
-    }
-}
-
-fn tlcp_config(
-    src: &Source,
-    t: &Spanned<config::Tlcp>,
-    client_ca: Option<&(std::ops::Range<usize>, Vec<u8>)>,
-) -> Result<shangmi_tlcp::ServerConfig, Problem> {
-    let span = t.span();
-    let t = t.get_ref();
-    let identity = |cert: &str, key: &str| {
-        let chain = shangmi_pki::certificate_ders(&read(src, span.clone(), cert)?)
-            .map_err(|e| src.problem(span.clone(), format!("{cert}: {e}")))?;
-        let k = sm2_signing_key(src, span.clone(), key, t.password_file.as_deref())?;
-        shangmi_tlcp::Identity::new(chain, k)
-            .map_err(|e| src.problem(span.clone(), format!("{cert} with {key}: {e}")))
-    };
-    let (sign, enc) = match (&t.sign_cert, &t.sign_key, &t.enc_cert, &t.enc_key, &t.p12) {
-        (Some(sc), Some(sk), Some(ec), Some(ek), None) => (identity(sc, sk)?, identity(ec, ek)?),
-        (None, None, None, None, Some(p12)) => {
-            let (s, e) = keystore(src, span.clone(), p12, t.password_file.as_deref())?
-                .tlcp_pair()
-                .map_err(|e| src.problem(span.clone(), format!("{p12}: {e}")))?;
-            let id = |k: shangmi_pki::pkcs12::KeyWithChain| {
-                shangmi_tlcp::Identity::new(k.chain, k.key)
-                    .map_err(|e| src.problem(span.clone(), format!("{p12}: {e}")))
-            };
-            (id(s)?, id(e)?)
-        }
-        _ => {
-            return Err(src.problem(
-                span,
-                "give sign_cert, sign_key, enc_cert and enc_key, or p12",
-            ));
-        }
-    };
-    let mut c = shangmi_tlcp::ServerConfig::new(sign, enc)
-        .map_err(|e| src.problem(span.clone(), e.to_string()))?;
-    if let Some((ca_span, pem)) = client_ca {
-        let roots = shangmi_pki::certificates(pem)
-            .map_err(|e| src.problem(ca_span.clone(), format!("client_ca: {e}")))?;
-        if roots.is_empty() {
-            return Err(src.problem(ca_span.clone(), "client_ca: no certificate"));
-        }
-        c = c
-            .with_client_auth(roots)
-            .map_err(|e| src.problem(ca_span.clone(), format!("client_ca: {e}")))?;
-    }
-    Ok(c)
 }

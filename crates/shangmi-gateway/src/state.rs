@@ -1,8 +1,8 @@
-//! What every connection shares: the configuration in force (replaced whole on reload), the
-//! metrics, the per-address rate, the access log, the signal to drain and the gatherer of
-//! key agreements.
+//! What every connection shares: the configuration in force (replaced whole on reload, each
+//! replacement numbered so that older connections learn of it), the metrics, admission (the
+//! connection count, per-address limits and rates), the response budget, the access log, the
+//! signal to drain and the gatherer of key agreements.
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,7 +11,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
+use crate::admission::{Address, Admission, Buckets};
+use crate::budget;
 use crate::gather::Gatherer;
+use crate::identity::ClientIdentity;
+use crate::log::{self, Sink};
 use crate::metrics::Metrics;
 use crate::site::{self, Generation};
 
@@ -20,9 +24,20 @@ pub struct Shared {
     /// The configuration file (none for a server assembled in code, which cannot reload).
     pub path: Option<PathBuf>,
     current: RwLock<Arc<Generation>>,
+    /// The number of the configuration in force and when it came into force.
+    generations: watch::Sender<(u64, Instant)>,
+    /// One reload at a time.
+    reloading: Mutex<()>,
     /// The counters.
     pub metrics: Metrics,
-    rate: Mutex<HashMap<IpAddr, (f64, Instant)>>,
+    /// Who may connect and send.
+    pub admission: Arc<Admission>,
+    /// All connections' response bytes in flight.
+    pub budget: Arc<budget::Global>,
+    /// Failure lines by address (a client failing on purpose is logged a few times a second).
+    failure_lines: Mutex<Buckets>,
+    /// Accept loops that ended for another reason than draining, by listener.
+    dead_listeners: Mutex<Vec<usize>>,
     draining: AtomicBool,
     stop: watch::Sender<bool>,
     gatherer: OnceLock<Option<Gatherer>>,
@@ -31,11 +46,17 @@ pub struct Shared {
 impl Shared {
     /// State for `generation`, read from `path`.
     pub fn new(path: Option<PathBuf>, generation: Generation) -> Arc<Shared> {
+        let budget = budget::Global::new(generation.limits.response_budget);
         Arc::new(Shared {
             path,
             current: RwLock::new(Arc::new(generation)),
+            generations: watch::channel((0, Instant::now())).0,
+            reloading: Mutex::new(()),
             metrics: Metrics::default(),
-            rate: Mutex::new(HashMap::new()),
+            admission: Arc::default(),
+            budget,
+            failure_lines: Mutex::default(),
+            dead_listeners: Mutex::default(),
             draining: AtomicBool::new(false),
             stop: watch::channel(false).0,
             gatherer: OnceLock::new(),
@@ -56,16 +77,22 @@ impl Shared {
             .as_ref()
     }
 
-    /// The configuration in force; a connection keeps the one it started with.
-    pub fn current(&self) -> Arc<Generation> {
-        self.current
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+    /// The configuration in force and its number; a connection keeps the one it started with.
+    pub fn current(&self) -> (Arc<Generation>, u64) {
+        // The number is read under the same lock as the configuration, so they match.
+        let g = self.current.read().unwrap_or_else(|p| p.into_inner());
+        (g.clone(), self.generations.borrow().0)
     }
 
-    /// Re-reads the file and puts it in force, or keeps the old one and says why.
+    /// Changes whenever a reload puts a new configuration in force: its number and when.
+    pub fn generations(&self) -> watch::Receiver<(u64, Instant)> {
+        self.generations.subscribe()
+    }
+
+    /// Re-reads the file and puts it in force, or keeps the old one and says why (the full
+    /// reason is logged; the answer names only the line, never a file's path).
     pub fn reload(&self) -> Result<(), String> {
+        let _one = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
         let result = self.try_reload();
         match &result {
             Ok(()) => {
@@ -73,57 +100,69 @@ impl Shared {
                 let from = self.path.as_deref().unwrap_or(std::path::Path::new(""));
                 event("reload", &format!("{} in force", from.display()));
             }
-            Err(e) => {
+            Err((full, _)) => {
                 self.metrics.reload("refused");
-                event("reload refused, the old configuration keeps serving", e);
+                event("reload refused, the old configuration keeps serving", full);
             }
         }
-        result
+        result.map_err(|(_, public)| public)
     }
 
-    fn try_reload(&self) -> Result<(), String> {
-        let path = self
-            .path
-            .as_deref()
-            .ok_or("this server was not read from a file")?;
-        let new = site::load(path).map_err(|e| e.to_string())?;
-        let old = self.current();
+    fn try_reload(&self) -> Result<(), (String, String)> {
+        let path = self.path.as_deref().ok_or_else(|| {
+            let why = "this server was not read from a file".to_string();
+            (why.clone(), why)
+        })?;
+        let new = site::load(path).map_err(|e| {
+            let public = match e.line {
+                0 => "the new configuration has a problem (see the gateway's log)".into(),
+                n => format!(
+                    "the new configuration has a problem at line {n} (see the gateway's log)"
+                ),
+            };
+            (e.to_string(), public)
+        })?;
+        let (old, _) = self.current();
         let addrs = |g: &Generation| {
             g.listeners
                 .iter()
                 .map(|l| (l.addr, l.reuse_port))
                 .collect::<Vec<_>>()
         };
-        if addrs(&new) != addrs(&old) || new.admin != old.admin {
-            return Err("listen addresses changed: restart the gateway to change them".into());
+        if addrs(&new) != addrs(&old) || new.admin_addr() != old.admin_addr() {
+            let why = "listen addresses changed: restart the gateway to change them".to_string();
+            return Err((why.clone(), why));
         }
-        *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(new);
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        *current = Arc::new(new);
+        self.generations
+            .send_modify(|(n, at)| (*n, *at) = (*n + 1, Instant::now()));
         Ok(())
     }
 
     /// Whether a request (or TCP connection) from `ip` is within the configured rate.
     pub fn allow(&self, ip: IpAddr, per_second: f64, burst: f64) -> bool {
-        if per_second <= 0.0 {
-            return true;
+        let ok = self.admission.allow_request(ip, per_second, burst);
+        if !ok {
+            self.metrics.limited.fetch_add(1, Ordering::Relaxed);
         }
-        let now = Instant::now();
-        let mut m = self.rate.lock().unwrap_or_else(|p| p.into_inner());
-        if m.len() >= 1 << 16 {
-            // Full buckets carry no state worth keeping.
-            m.retain(|_, (_, t)| now.duration_since(*t).as_secs_f64() * per_second < burst);
-        }
-        let (tokens, last) = m.entry(ip).or_insert((burst, now));
-        *tokens = (*tokens + now.duration_since(*last).as_secs_f64() * per_second).min(burst);
-        *last = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
-            true
-        } else {
-            self.metrics
-                .limited
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            false
-        }
+        ok
+    }
+
+    /// Records that the accept loop of listener `index` ended while not draining.
+    pub fn listener_died(&self, index: usize) {
+        self.dead_listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(index);
+    }
+
+    /// The listeners whose accept loop ended while not draining.
+    pub fn dead_listeners(&self) -> Vec<usize> {
+        self.dead_listeners
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Starts draining: listeners stop accepting, connections finish what is in flight.
@@ -143,24 +182,93 @@ impl Shared {
     }
 
     /// Writes an access log line, where the configuration sends them: JSON, or for "lines"
-    /// (the command line's servers) one sentence on stderr.
+    /// (the command line's servers) one sentence on stderr. Off the calling thread.
     pub fn access(&self, generation: &Generation, mut line: serde_json::Value) {
         let to = generation.access_log.as_str();
-        if to == "off" {
-            return;
-        }
-        if to == "lines" {
-            eprintln!("shangmi: {}", sentence(&line));
-            return;
-        }
-        line["time"] = serde_json::Value::String(now_rfc3339());
-        let text = format!("{line}\n");
-        use std::io::Write;
-        let _ = if to == "stderr" {
-            std::io::stderr().lock().write_all(text.as_bytes())
-        } else {
-            std::io::stdout().lock().write_all(text.as_bytes())
+        let sink = match to {
+            "off" => return,
+            "lines" => {
+                log::write(Sink::Stderr, format!("shangmi: {}\n", sentence(&line)));
+                return;
+            }
+            "stderr" => Sink::Stderr,
+            _ => Sink::Stdout,
         };
+        line["time"] = serde_json::Value::String(now_rfc3339());
+        log::write(sink, format!("{line}\n"));
+    }
+
+    /// The access log line of a connection that failed, at most a few a second per address
+    /// (the rest counted), its detail cut short.
+    pub fn failure_line(
+        &self,
+        generation: &Generation,
+        client: IpAddr,
+        mut line: serde_json::Value,
+    ) {
+        let allowed = self
+            .failure_lines
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take(
+                Address::of(client),
+                log::FAILURE_LINES_PER_SECOND,
+                log::FAILURE_LINE_BURST,
+                Instant::now(),
+            );
+        if !allowed {
+            self.metrics.log_suppressed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if let Some(d) = line.get_mut("detail")
+            && let Some(text) = d.as_str()
+        {
+            *d = serde_json::Value::String(log::truncate(text));
+        }
+        self.access(generation, line);
+    }
+
+    /// How long after `seq` was replaced a connection of it is asked to close, per its
+    /// generation's limits; resolves when it should be (or never, if it need not).
+    pub async fn retire(&self, seq: u64, born: Instant, limits: &crate::config::Limits) -> Retire {
+        let mut rx = self.generations();
+        let age_due = born + Duration::from_secs_f64(limits.max_connection_age);
+        let grace = Duration::from_secs_f64(limits.reload_grace);
+        loop {
+            let (now_seq, since) = *rx.borrow_and_update();
+            let reload_due = (now_seq != seq).then_some(since + grace);
+            let (due, why) = match reload_due {
+                Some(r) if r < age_due => (r, Retire::Reloaded),
+                _ => (age_due, Retire::Aged),
+            };
+            tokio::select! {
+                _ = tokio::time::sleep_until(due.into()) => return why,
+                r = rx.changed() => if r.is_err() {
+                    // The state is being dropped: only the age is left to wait for.
+                    tokio::time::sleep_until(age_due.into()).await;
+                    return Retire::Aged;
+                },
+            }
+        }
+    }
+}
+
+/// Why a connection is asked to close.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Retire {
+    /// A reload replaced its configuration, `reload_grace` ago.
+    Reloaded,
+    /// It reached `max_connection_age`.
+    Aged,
+}
+
+impl Retire {
+    /// For logs and the metric's label.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Retire::Reloaded => "reload",
+            Retire::Aged => "age",
+        }
     }
 }
 
@@ -190,9 +298,12 @@ fn sentence(line: &serde_json::Value) -> String {
     )
 }
 
-/// A line on stderr about the gateway itself.
+/// A line on stderr about the gateway itself (through the log writer).
 pub fn event(what: &str, detail: &str) {
-    eprintln!("{} {what}: {detail}", now_rfc3339());
+    log::write(
+        Sink::Stderr,
+        format!("{} {what}: {detail}\n", now_rfc3339()),
+    );
 }
 
 /// What a connection agreed, for headers and logs.
@@ -207,8 +318,9 @@ pub struct Session {
     pub group: Option<String>,
     /// The name the client asked for.
     pub sni: Option<String>,
-    /// The verified client certificate's subject (RFC 4514).
-    pub client_subject: Option<String>,
+    /// The verified client certificate, when the client presented one (restored on
+    /// resumption).
+    pub client_identity: Option<ClientIdentity>,
     /// From accept to the end of the handshake.
     pub handshake: Duration,
     /// Whether the handshake resumed a session.

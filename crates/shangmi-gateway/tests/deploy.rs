@@ -99,7 +99,8 @@ fn kubernetes_manifests_lay_out_files_the_configuration_check_accepts() {
         }
     }
     let key = gateway_command().arg("--new-ticket-key").output().unwrap();
-    std::fs::write(tls.join("tickets.key"), key.stdout).unwrap();
+    std::fs::write(tls.join("tickets.key"), &key.stdout).unwrap();
+    std::fs::write(tls.join("admin.token"), &key.stdout).unwrap();
     for f in &files {
         assert!(
             tls.join(f).exists(),
@@ -148,6 +149,64 @@ fn kubernetes_manifests_lay_out_files_the_configuration_check_accepts() {
         service["spec"]["selector"]["app"],
         dep["spec"]["template"]["metadata"]["labels"]["app"]
     );
+    // The admin port is no Service port.
+    for p in service["spec"]["ports"].as_vec().unwrap() {
+        assert_ne!(p["targetPort"].as_str(), Some("admin"));
+    }
+
+    // Hardened as the anchors' manifests are.
+    assert_eq!(spec["automountServiceAccountToken"].as_bool(), Some(false));
+    assert_eq!(
+        spec["securityContext"]["seccompProfile"]["type"].as_str(),
+        Some("RuntimeDefault")
+    );
+    let sc = &container["securityContext"];
+    assert_eq!(sc["allowPrivilegeEscalation"].as_bool(), Some(false));
+    assert_eq!(sc["readOnlyRootFilesystem"].as_bool(), Some(true));
+    assert_eq!(sc["runAsNonRoot"].as_bool(), Some(true));
+    assert_eq!(sc["capabilities"]["drop"][0].as_str(), Some("ALL"));
+    assert!(
+        container["resources"]["limits"]["memory"]
+            .as_str()
+            .is_some()
+    );
+    let tls_volume = volumes
+        .iter()
+        .find(|v| v["secret"]["secretName"].as_str().is_some())
+        .unwrap();
+    // 0400 (YAML 1.1, which Kubernetes reads: octal), however this parser reads it.
+    let mode = tls_volume["secret"]["defaultMode"].as_i64();
+    assert!(matches!(mode, Some(0o400 | 400)), "{mode:?}");
+    let pre_stop = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+        .as_i64()
+        .unwrap();
+    let grace = spec["terminationGracePeriodSeconds"].as_i64().unwrap();
+    assert!(
+        grace > pre_stop + 30,
+        "drain_timeout (30 s) must fit after the preStop pause"
+    );
+    // The admin listener off loopback has a token, and a policy keeps others off its port.
+    assert!(
+        toml.contains("token_file = \"../tls/admin.token\""),
+        "{toml}"
+    );
+    let policy = load("networkpolicy.yaml");
+    let policy = kind(&policy, "NetworkPolicy");
+    let rules = policy["spec"]["ingress"].as_vec().unwrap();
+    let admin_rule = rules
+        .iter()
+        .find(|r| r["ports"][0]["port"].as_i64() == Some(admin_port))
+        .expect("a rule for the admin port");
+    assert!(
+        !admin_rule["from"].is_badvalue(),
+        "the admin port is open to all"
+    );
+    assert!(
+        rules
+            .iter()
+            .filter(|r| r["from"].is_badvalue())
+            .all(|r| r["ports"][0]["port"].as_i64() != Some(admin_port))
+    );
 }
 
 #[test]
@@ -163,7 +222,67 @@ fn the_systemd_unit_and_dockerfile_start_the_binary_on_the_mounted_configuration
     ] {
         assert!(unit.lines().any(|l| l == want), "the unit lacks {want}");
     }
+    // Keys as credentials, and the sandbox.
+    for key in [
+        "tlcp-sign.key",
+        "tlcp-enc.key",
+        "sm2.key",
+        "ecdsa.key",
+        "tickets.key",
+        "admin.token",
+    ] {
+        let want = format!("LoadCredential={key}:/etc/shangmi-gateway/tls/{key}");
+        assert!(unit.lines().any(|l| l == want), "the unit lacks {want}");
+    }
+    for want in [
+        "NoNewPrivileges=yes",
+        "ProtectSystem=strict",
+        "PrivateDevices=yes",
+        "ProtectKernelModules=yes",
+        "RestrictNamespaces=yes",
+        "MemoryDenyWriteExecute=yes",
+        "SystemCallFilter=@system-service",
+        "SystemCallArchitectures=native",
+        "CapabilityBoundingSet=CAP_NET_BIND_SERVICE",
+        "UMask=0077",
+    ] {
+        assert!(unit.lines().any(|l| l == want), "the unit lacks {want}");
+    }
     let docker = std::fs::read_to_string(deploy.join("Dockerfile")).unwrap();
     assert!(docker.contains("cargo build --release --locked -p shangmi-gateway"));
     assert!(docker.contains(r#"CMD ["--config", "/etc/shangmi-gateway/config/gateway.toml"]"#));
+    assert!(
+        docker
+            .lines()
+            .any(|l| l.starts_with("USER ") && !l.contains("root"))
+    );
+    // BuildKit reads the ignore file beside the Dockerfile: no build output, history or keys
+    // in the context.
+    let ignore = std::fs::read_to_string(deploy.join("Dockerfile.dockerignore")).unwrap();
+    for want in [".git", "target", "**/*.key"] {
+        assert!(
+            ignore.lines().any(|l| l == want),
+            "the context keeps {want}"
+        );
+    }
+}
+
+/// The scripts stop the servers they started, by their pids: never every nginx (or any
+/// other process) of the machine by name.
+#[test]
+fn scripts_stop_only_what_they_started() {
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts");
+    for entry in std::fs::read_dir(&scripts).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "sh") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+                assert!(
+                    !line.contains("pkill") && !line.contains("killall"),
+                    "{}: {line}",
+                    path.display()
+                );
+            }
+        }
+    }
 }

@@ -16,6 +16,7 @@ fn config(dir: &Path, upstream: &str, site_extra: &str) -> PathBuf {
     let text = format!(
         r#"[admin]
 listen = "127.0.0.1:0"
+token_file = "admin.token"
 
 [limits]
 handshake_timeout = 3
@@ -147,49 +148,49 @@ fn the_configuration_check_names_the_line_and_the_problem() {
         (
             "upstream = [",
             "upstreams = [",
-            17,
+            18,
             "unknown field `upstreams`",
         ),
         (
             "\"http://127.0.0.1:8080\"",
             "\"ftp://x:1\"",
-            17,
+            18,
             "http, h2c or tcp",
         ),
         (
             "sign_key = \"ss.key\"",
             "sign_key = \"se.key\"",
-            18,
+            19,
             "ss.pem with se.key",
         ),
         (
             "key = \"sm2.key\"",
             "key = \"missing.key\"",
-            19,
+            20,
             "missing.key",
         ),
         (
             "key = \"ecdsa.key\"",
             "key = \"rsa.key\"",
-            20,
+            21,
             "not the one the certificate names",
         ),
         (
-            "listen = \"127.0.0.1:0\"\n\n[limits]",
-            "listen = \"nowhere\"\n\n[limits]",
+            "listen = \"127.0.0.1:0\"\ntoken_file",
+            "listen = \"nowhere\"\ntoken_file",
             2,
             "not ADDR:PORT",
         ),
         (
             "idle_timeout = 5",
             "idle_timeout = \"5\"",
-            6,
+            7,
             "invalid type",
         ),
         (
             "server_names = [\"localhost\"]",
             "server_names = [\"a b\"]",
-            16,
+            17,
             "not a host name",
         ),
     ] {
@@ -440,7 +441,12 @@ fn reload_swaps_the_configuration_refuses_a_broken_one_and_sigterm_drains() {
     std::fs::write(&path, text.replace("sm2.key", "nothing-here.key")).unwrap();
     let (status, body) = gw.admin("POST", "/reload");
     assert_eq!(status, 500, "{body}");
-    assert!(body.contains("nothing-here.key"), "{body}");
+    // The answer names the line; the file's path is only in the log.
+    assert!(
+        body.contains("line 20") && !body.contains("nothing-here"),
+        "{body}"
+    );
+    assert!(gw.wait_log("nothing-here.key", Duration::from_secs(5)));
     through("backend-b");
     gw.signal("HUP");
     assert!(gw.wait_log("reload refused", Duration::from_secs(5)));
@@ -487,7 +493,12 @@ fn idle_garbage_and_truncated_clients_cost_nothing_a_real_client_waits_for() {
     let d = dir.path();
     pki(d);
     let backend = Backend::start("backend-a");
-    let gw = Gateway::start(&config(d, &http(backend.port), ""), 1, true);
+    let path = config(d, &http(backend.port), "");
+    // Every client here is 127.0.0.1: no per-address limit.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text.replace("[limits]\n", "[limits]\nmax_connections_per_address = 0\n");
+    std::fs::write(&path, text).unwrap();
+    let gw = Gateway::start(&path, 1, true);
     let port = gw.port();
     // 1,000 connections that say nothing, and 1,000 that stop halfway through a hello.
     let _ = rlimit::increase_nofile_limit(8192);
@@ -546,7 +557,10 @@ fn two_processes_on_one_port_resume_each_others_sessions() {
     let port = dead_port();
     let text = std::fs::read_to_string(config(d, &http(backend.port), ""))
         .unwrap()
-        .replace("[admin]\nlisten = \"127.0.0.1:0\"\n", "")
+        .replace(
+            "[admin]\nlisten = \"127.0.0.1:0\"\ntoken_file = \"admin.token\"\n",
+            "",
+        )
         .replace(
             "[[listener]]\nlisten = \"127.0.0.1:0\"",
             &format!("[tickets]\nkey_file = \"tickets.key\"\n\n[[listener]]\nlisten = \"127.0.0.1:{port}\"\nreuse_port = true"),
@@ -815,14 +829,10 @@ fn upgrading_backend() -> u16 {
     port
 }
 
-#[test]
-fn an_upgrade_is_relayed_both_ways() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    pki(d);
-    let gw = Gateway::start(&config(d, &http(upgrading_backend()), ""), 1, true);
+/// Sends an `Upgrade: echo` request over TLCP: the response head, and the stream.
+fn ask_upgrade(d: &Path, port: u16) -> (String, shangmi_tlcp::Stream<std::net::TcpStream>) {
     let c = tlcp_client(d, &[Suite::ECC_SM4_GCM_SM3], false);
-    let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(gw.port())).unwrap();
+    let mut s = shangmi_tlcp::Stream::client(c, "localhost", tcp(port)).unwrap();
     s.write_all(
         b"GET /ws HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n",
     )
@@ -833,7 +843,27 @@ fn an_upgrade_is_relayed_both_ways() {
         s.read_exact(&mut b).unwrap();
         head.push(b[0]);
     }
-    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    (String::from_utf8_lossy(&head).to_ascii_lowercase(), s)
+}
+
+#[test]
+fn an_upgrade_is_relayed_both_ways_only_when_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    pki(d);
+    let path = config(d, &http(upgrading_backend()), "");
+    let gw = Gateway::start(&path, 1, true);
+    // WebSocket alone is relayed by default: the upstream never sees `Upgrade: echo`.
+    let (head, _) = ask_upgrade(d, gw.port());
+    assert!(head.starts_with("http/1.1 400"), "{head}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = text.replace(
+        "[log]",
+        "[http]\nupgrades = [\"websocket\", \"echo\"]\n\n[log]",
+    );
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(gw.admin("POST", "/reload").0, 200);
+    let (head, mut s) = ask_upgrade(d, gw.port());
     assert!(head.starts_with("http/1.1 101"), "{head}");
     assert!(head.contains("upgrade: echo"), "{head}");
     for msg in [&b"ping"[..], &[7u8; 50_000][..]] {
@@ -848,8 +878,6 @@ fn an_upgrade_is_relayed_both_ways() {
     drop(s);
 }
 
-/// An h2c back end (HTTP/2 with prior knowledge) answering with the version it was spoken to
-/// in and the X-SM-Protocol it received.
 fn h2c_backend() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();

@@ -16,7 +16,10 @@ use shangmi::sm2::SigningKey;
 use shangmi_pki::{Certificate, Issue};
 use x509_cert::ext::pkix::{KeyUsage, KeyUsages};
 
-/// Writes the PKI into `dir`: `ca.pem` (SM2 root); TLCP pairs `ss/se` (server) and `cs/ce`
+/// The admin token the tests' configurations name (`admin.token`, written by [`pki`]).
+pub const ADMIN_TOKEN: &str = "test-admin-token-0123456789";
+
+/// Writes the PKI into `dir`, and `admin.token`: `ca.pem` (SM2 root); TLCP pairs `ss/se` (server) and `cs/ce`
 /// (client); `sm2.pem` (RFC 8998 server, DNS:localhost); `client.pem` (SM2 client);
 /// `ecdsa-ca.pem` with `ecdsa.pem` (P-256) and `rsa.pem` (RSA 2048) for localhost. Keys
 /// beside each as `.key`.
@@ -29,6 +32,12 @@ pub fn pki(dir: &Path) {
     )
     .unwrap();
     write(dir, "ca.pem", &ca);
+    std::fs::write(
+        dir.join("ca.key"),
+        ca_key.to_pkcs8_pem().unwrap().as_bytes(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("admin.token"), format!("{ADMIN_TOKEN}\n")).unwrap();
     let leaf = |name: &str, cn: &str, usage: KeyUsage| {
         let key = SigningKey::random().unwrap();
         let issue = Issue {
@@ -170,6 +179,9 @@ impl Backend {
         std::thread::spawn(move || {
             for c in listener.incoming() {
                 let Ok(c) = c else { continue };
+                // The head and the body are two writes: without this, keep-alive requests
+                // wait out delayed ACKs.
+                let _ = c.set_nodelay(true);
                 std::thread::spawn(move || {
                     let _ = answer(c, name, delay);
                 });
@@ -217,6 +229,54 @@ fn answer(c: TcpStream, name: &str, delay: Duration) -> std::io::Result<()> {
     }
 }
 
+/// An HTTP/1.1 back end answering every request with `size` bytes, counting the requests it
+/// was sent; it waits `delay` before each answer.
+pub struct BigBackend {
+    pub port: u16,
+    pub requests: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl BigBackend {
+    pub fn start(size: usize, delay: Duration) -> BigBackend {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = requests.clone();
+        let body: Arc<Vec<u8>> = Arc::new((0..size).map(|i| (i % 251) as u8).collect());
+        std::thread::spawn(move || {
+            for c in listener.incoming() {
+                let Ok(c) = c else { continue };
+                let _ = c.set_nodelay(true);
+                let (body, counted) = (body.clone(), counted.clone());
+                std::thread::spawn(move || {
+                    let mut r = BufReader::new(c.try_clone().unwrap());
+                    let mut w = c;
+                    loop {
+                        let mut line = String::new();
+                        loop {
+                            line.clear();
+                            if r.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if line == "\r\n" {
+                                break;
+                            }
+                        }
+                        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        std::thread::sleep(delay);
+                        let head =
+                            format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+                        if w.write_all(head.as_bytes()).is_err() || w.write_all(&body).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        BigBackend { port, requests }
+    }
+}
+
 /// A TCP server on loopback that sends back what it receives.
 pub fn echo_backend() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -261,13 +321,25 @@ impl Gateway {
     /// Starts `shangmi-gateway --config FILE` with `listeners` listeners; returns once each
     /// says it listens (and the admin listener, when `admin`).
     pub fn start(config: &Path, listeners: usize, admin: bool) -> Gateway {
+        Gateway::start_with(config, listeners, admin, Stdio::null(), true)
+    }
+
+    /// [`Gateway::start`] with its stdout going to `stdout`, and its stderr read on after
+    /// the announcements only when `keep_reading` (otherwise the pipe is closed then).
+    pub fn start_with(
+        config: &Path,
+        listeners: usize,
+        admin: bool,
+        stdout: Stdio,
+        keep_reading: bool,
+    ) -> Gateway {
         let mut child = gateway_command()
             .arg("--config")
             .arg(config)
             .arg("--workers")
             .arg("2")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -290,12 +362,16 @@ impl Gateway {
         }
         let log = Arc::new(Mutex::new(Vec::new()));
         let keep = log.clone();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                eprintln!("gateway: {line}");
-                keep.lock().unwrap().push(line);
-            }
-        });
+        if keep_reading {
+            std::thread::spawn(move || {
+                for line in lines.map_while(Result::ok) {
+                    eprintln!("gateway: {line}");
+                    keep.lock().unwrap().push(line);
+                }
+            });
+        } else {
+            drop(lines);
+        }
         Gateway {
             child,
             ports,
@@ -306,6 +382,37 @@ impl Gateway {
 
     pub fn port(&self) -> u16 {
         self.ports[0]
+    }
+
+    /// Its resident memory, KiB (VmRSS).
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    /// The CPU time its threads have run, nanoseconds (schedstat, summed over threads).
+    pub fn cpu_ns(&self) -> u64 {
+        let dir = format!("/proc/{}/task", self.child.id());
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum()
+    }
+
+    /// A counter's value in `/metrics` (the line that starts with `name` ends with it), 0 if
+    /// absent.
+    pub fn metric(&self, name: &str) -> u64 {
+        let (_, m) = self.admin("GET", "/metrics");
+        m.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .map_or(0, |v| v as u64)
     }
 
     /// Sends `signal` ("HUP", "TERM").
@@ -331,12 +438,21 @@ impl Gateway {
         false
     }
 
-    /// `GET path` on the admin listener: (status, body).
+    /// `METHOD path` on the admin listener with the tests' token: (status, body).
     pub fn admin(&self, method: &str, path: &str) -> (u16, String) {
+        self.admin_as(
+            method,
+            path,
+            &format!("Authorization: Bearer {ADMIN_TOKEN}\r\n"),
+        )
+    }
+
+    /// `METHOD path` on the admin listener with `headers`: (status, body).
+    pub fn admin_as(&self, method: &str, path: &str, headers: &str) -> (u16, String) {
         let mut c = TcpStream::connect(("127.0.0.1", self.admin.unwrap())).unwrap();
         write!(
             c,
-            "{method} {path} HTTP/1.1\r\nHost: admin\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            "{method} {path} HTTP/1.1\r\nHost: admin\r\n{headers}Content-Length: 0\r\nConnection: close\r\n\r\n"
         )
         .unwrap();
         let mut out = String::new();
