@@ -236,6 +236,21 @@ impl Sm3 {
         }
     }
 
+    /// A hasher that has absorbed `blocks` whole 64-byte blocks and reached the chaining
+    /// `state`, as [`Sm3::chaining_state`] gave them: for front ends that keep a hash's state
+    /// themselves between calls (the JCA provider keeps it in Java arrays, so a digest is
+    /// cloned and reset without native memory). On the fastest backend this CPU has.
+    pub fn resume(state: [u32; 8], blocks: u64) -> Self {
+        Self::from_state(Compressor::best(), state, blocks)
+    }
+
+    /// The chaining state and the count of whole blocks absorbed, when no partial block is
+    /// buffered (what was absorbed is a multiple of 64 bytes); `None` otherwise. The state is
+    /// as secret as what was hashed (for HMAC, the key).
+    pub fn chaining_state(&self) -> Option<([u32; 8], u64)> {
+        (self.buf_len == 0).then_some((self.state, self.blocks))
+    }
+
     pub(crate) fn compressor(&self) -> Compressor {
         self.compressor
     }

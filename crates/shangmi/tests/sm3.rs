@@ -273,3 +273,24 @@ mod properties {
         }
     }
 }
+
+/// A hash suspended at a block boundary and resumed elsewhere (as the JCA provider keeps
+/// its state in Java) ends as the hash never suspended.
+#[test]
+fn a_hash_resumes_from_its_chaining_state() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for len in [0usize, 1, 63, 64, 65, 127, 128, 1000, 4096] {
+        let data = random_bytes(&mut rng, len + 192);
+        let (head, tail) = data.split_at(192);
+        let mut h = Sm3::new();
+        h.update(head);
+        let (state, blocks) = h.chaining_state().expect("a whole number of blocks");
+        assert_eq!(blocks, 3);
+        let mut resumed = Sm3::resume(state, blocks);
+        resumed.update(tail);
+        assert_eq!(resumed.finalize(), sm3::hash(&data), "{len}");
+    }
+    let mut h = Sm3::new();
+    h.update(b"not a whole block");
+    assert!(h.chaining_state().is_none());
+}

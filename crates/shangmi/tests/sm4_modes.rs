@@ -1038,3 +1038,36 @@ fn streams_owning_their_key_clone_mid_message_and_continue() {
         },
     );
 }
+
+/// Out-of-place decryption writes its output only for an authentic message: a forgery leaves
+/// the caller's buffer as it was.
+#[test]
+fn gcm_decrypt_detached_writes_nothing_for_a_forgery() {
+    let gcm = Sm4Gcm::new(&[3u8; 16]);
+    let (nonce, aad) = ([5u8; 12], b"header");
+    for len in [0usize, 1, 16, 100, 4096] {
+        let msg: Vec<u8> = (0..len).map(|i| i as u8).collect();
+        let sealed = gcm.encrypt(&nonce, aad, &msg).unwrap();
+        let (ct, tag) = sealed.split_at(len);
+        let mut out = vec![0xeeu8; len];
+        gcm.decrypt_detached(&nonce, aad, ct, tag, &mut out)
+            .unwrap();
+        assert_eq!(out, msg);
+        for bad in 0..sealed.len() {
+            let mut forged = sealed.clone();
+            forged[bad] ^= 0x80;
+            let (ct, tag) = forged.split_at(len);
+            let mut out = vec![0xeeu8; len];
+            assert!(
+                gcm.decrypt_detached(&nonce, aad, ct, tag, &mut out)
+                    .is_err()
+            );
+            assert!(out.iter().all(|&b| b == 0xee), "byte {bad} of {len}");
+        }
+        let mut short = vec![0u8; len + 1];
+        assert!(
+            gcm.decrypt_detached(&nonce, aad, ct, tag, &mut short)
+                .is_err()
+        );
+    }
+}

@@ -161,6 +161,28 @@ impl Sm4Gcm {
         result
     }
 
+    /// Checks the tag over `aad` and `ciphertext`, then writes the plaintext to `out` (as long
+    /// as the ciphertext). `out` is written only when the message is authentic: on failure it
+    /// is left as it was, so a caller's buffer never holds anything of a forged message.
+    pub fn decrypt_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        if out.len() != ciphertext.len() {
+            return Err(Error::InvalidLength);
+        }
+        let mut s = self.start_with(nonce, aad, prefetch(ciphertext.len()))?;
+        s.absorb_ciphertext(ciphertext)?;
+        s.check(tag)?;
+        out.copy_from_slice(ciphertext);
+        s.keystream(out);
+        Ok(())
+    }
+
     /// Begins a message, for data that arrives in pieces, borrowing this key
     /// ([`GcmStream::new`] makes one that owns its key).
     pub fn start(&self, nonce: &[u8], aad: &[u8]) -> Result<GcmStream<&Sm4Gcm>, Error> {
