@@ -243,3 +243,42 @@ fn ephemeral_points_are_validated_on_arrival() {
     );
     assert!(VerifyingKey::from_sec1_bytes(&[0]).is_err());
 }
+
+/// Ephemeral keys the application made (as the JCA passes them in) agree as random ones do,
+/// and their points are the ones the exchange uses.
+#[test]
+fn ephemeral_keys_made_by_the_application_agree() {
+    let (a, b) = (SigningKey::random().unwrap(), SigningKey::random().unwrap());
+    let (ra, rb) = (SigningKey::random().unwrap(), SigningKey::random().unwrap());
+    let (ra_pub, rb_pub) = (*ra.verifying_key(), *rb.verifying_key());
+    let ea = EphemeralSecret::from_signing_key(ra);
+    assert_eq!(ea.public_key().to_uncompressed(), ra_pub.to_uncompressed());
+    let ka = a
+        .key_exchange(
+            ea,
+            &Exchange {
+                role: Role::Initiator,
+                own_id: DEFAULT_ID,
+                peer: b.verifying_key(),
+                peer_id: b"bob",
+                peer_ephemeral: &rb_pub,
+                key_len: 16,
+            },
+        )
+        .unwrap();
+    let kb = b
+        .key_exchange(
+            EphemeralSecret::from_signing_key(rb),
+            &Exchange {
+                role: Role::Responder,
+                own_id: b"bob",
+                peer: a.verifying_key(),
+                peer_id: DEFAULT_ID,
+                peer_ephemeral: &ra_pub,
+                key_len: 16,
+            },
+        )
+        .unwrap();
+    assert_eq!(ka.key(), kb.key());
+    kb.verify_confirmation(&ka.confirmation()).unwrap();
+}

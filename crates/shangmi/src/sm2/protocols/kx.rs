@@ -92,6 +92,16 @@ impl EphemeralSecret {
         Ok(Self::from_scalar(r, engine))
     }
 
+    /// The ephemeral half of an exchange from a key pair the application made and sent
+    /// itself (the JCA hands SM2 key agreements their ephemeral key, as BouncyCastle's and
+    /// Kona's do): the exchange consumes it, and the key must not serve another exchange.
+    pub fn from_signing_key(key: SigningKey) -> Self {
+        EphemeralSecret {
+            r: key.d.clone(),
+            public: key.public,
+        }
+    }
+
     /// R, the point sent to the peer.
     pub fn public_key(&self) -> &VerifyingKey {
         &self.public
