@@ -73,6 +73,13 @@ impl HmacSm3 {
         }
     }
 
+    /// The chaining states after the key's ipad and opad blocks (each one block absorbed):
+    /// HMAC-SM3 is then `Sm3::resume(opad, 1)` over the digest of `Sm3::resume(ipad, 1)` over
+    /// the message. For front ends that keep a MAC's state themselves; as secret as the key.
+    pub fn keyed_states(&self) -> ([u32; 8], [u32; 8]) {
+        (self.ipad_state, self.opad_state)
+    }
+
     /// Absorbs `data`.
     pub fn update(&mut self, data: &[u8]) {
         self.inner.update(data);
