@@ -74,6 +74,8 @@ public final class ShangmiProvider extends Provider {
         add("Cipher", "SM4/CCM/NoPadding", "Sm4AeadCipher$Ccm", "SM4-CCM", "SM4/CCM", "1.2.156.10197.1.104.9",
                 "OID.1.2.156.10197.1.104.9");
         add("AlgorithmParameters", "SM4", "Parameters$Sm4");
+        add("AlgorithmParameters", "GCM", "Parameters$Aead$Gcm");
+        add("AlgorithmParameters", "CCM", "Parameters$Aead$Ccm");
 
         Map<String, String> ecKeys = new HashMap<String, String>();
         ecKeys.put("SupportedKeyClasses", "java.security.interfaces.ECPublicKey|java.security.interfaces.ECPrivateKey");

@@ -25,8 +25,9 @@ import javax.crypto.spec.IvParameterSpec;
  * {@code update} buffers and returns nothing, so decryption releases nothing (not into the
  * caller's buffer either) until the tag has checked, and a forged message is an {@link
  * AEADBadTagException} with the output untouched. Parameters: {@link GCMParameterSpec} (tag
- * length in bits; GCM: 32, 64 or 96 to 128; CCM: 32 to 128 in steps of 16) or an {@link
- * IvParameterSpec} (128-bit tag); without them encryption draws a 12-byte IV. An encryption
+ * length in bits; GCM: 32, 64 or 96 to 128; CCM: 32 to 128 in steps of 16), BouncyCastle's
+ * {@code AEADParameterSpec} (nonce, tag length and associated data; read by reflection) or an
+ * {@link IvParameterSpec} (128-bit tag); without them encryption draws a 12-byte IV. An encryption
  * cannot be repeated under the key and IV it finished with: the cipher must be initialised
  * again, with a new IV.
  */
@@ -110,7 +111,7 @@ public abstract class Sm4AeadCipher extends CipherSpi {
             return null;
         }
         try {
-            AlgorithmParameters p = AlgorithmParameters.getInstance("GCM");
+            AlgorithmParameters p = AlgorithmParameters.getInstance(gcm ? "GCM" : "CCM", ShangmiProvider.instance());
             p.init(new GCMParameterSpec(tagLen * 8, iv));
             return p;
         } catch (NoSuchAlgorithmException | InvalidParameterSpecException e) {
@@ -151,7 +152,19 @@ public abstract class Sm4AeadCipher extends CipherSpi {
         byte[] raw = Checks.secretKey(k, name, 16);
         byte[] newIv;
         int bits;
-        if (params instanceof GCMParameterSpec) {
+        byte[] initialAad = null;
+        if (Specs.named(params, "AEADParameterSpec")) {
+            // BouncyCastle's: an IvParameterSpec that also carries the tag length and AAD.
+            Object n = Specs.call(params, "getNonce");
+            Object b = Specs.call(params, "getMacSizeInBits");
+            Object a = Specs.call(params, "getAssociatedData");
+            if (!(n instanceof byte[]) || !(b instanceof Integer)) {
+                throw new InvalidAlgorithmParameterException(name + ": unreadable AEADParameterSpec");
+            }
+            newIv = (byte[]) n;
+            bits = (Integer) b;
+            initialAad = a instanceof byte[] ? (byte[]) a : null;
+        } else if (params instanceof GCMParameterSpec) {
             newIv = ((GCMParameterSpec) params).getIV();
             bits = ((GCMParameterSpec) params).getTLen();
         } else if (params instanceof IvParameterSpec) {
@@ -202,6 +215,9 @@ public abstract class Sm4AeadCipher extends CipherSpi {
         started = false;
         aad.clear();
         data.clear();
+        if (initialAad != null) {
+            aad.append(initialAad, 0, initialAad.length);
+        }
     }
 
     @Override

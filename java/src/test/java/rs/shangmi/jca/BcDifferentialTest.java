@@ -19,6 +19,10 @@ import javax.crypto.Cipher;
 import javax.crypto.KeyAgreement;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
+import java.security.AlgorithmParameters;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import org.bouncycastle.jcajce.spec.AEADParameterSpec;
 import org.bouncycastle.jcajce.spec.SM2KeyExchangeSpec;
 import org.bouncycastle.jcajce.spec.SM2ParameterSpec;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
@@ -143,6 +147,43 @@ class BcDifferentialTest extends Differential {
             PBEKeySpec spec = new PBEKeySpec(pw, random(16), 1 + r.nextInt(3000), 8 * (1 + r.nextInt(64)));
             assertArrayEquals(SecretKeyFactory.getInstance("PBKDF2WithHmacSM3", BC).generateSecret(spec).getEncoded(),
                     SecretKeyFactory.getInstance("PBKDF2WithHmacSM3", US).generateSecret(spec).getEncoded());
+        }
+    }
+
+    /**
+     * GCM and CCM AlgorithmParameters encode as BouncyCastle's do, and BouncyCastle's
+     * AEADParameterSpec (which BCJSSE falls back on) means the same nonce, tag and AAD here.
+     */
+    @Test
+    void aeadParametersAndBcSpec() throws Exception {
+        for (String mode : new String[] {"GCM", "CCM"}) {
+            for (int tagBits : new int[] {96, 112, 128}) {
+                GCMParameterSpec g = new GCMParameterSpec(tagBits, random(12));
+                AlgorithmParameters theirs = AlgorithmParameters.getInstance(mode, BC);
+                theirs.init(g);
+                AlgorithmParameters ours = AlgorithmParameters.getInstance(mode, US);
+                ours.init(g);
+                assertArrayEquals(theirs.getEncoded(), ours.getEncoded(), mode + " " + tagBits);
+                AlgorithmParameters back = AlgorithmParameters.getInstance(mode, US);
+                back.init(theirs.getEncoded());
+                GCMParameterSpec got = back.getParameterSpec(GCMParameterSpec.class);
+                assertEquals(tagBits, got.getTLen());
+                assertArrayEquals(g.getIV(), got.getIV());
+
+                SecretKeySpec key = new SecretKeySpec(random(16), "SM4");
+                byte[] aad = random(13);
+                byte[] msg = random(100);
+                Cipher bc = Cipher.getInstance("SM4/" + mode + "/NoPadding", BC);
+                bc.init(Cipher.ENCRYPT_MODE, key, new AEADParameterSpec(g.getIV(), tagBits, aad));
+                byte[] expected = bc.doFinal(msg);
+                Cipher us = Cipher.getInstance("SM4/" + mode + "/NoPadding", US);
+                us.init(Cipher.ENCRYPT_MODE, key, new AEADParameterSpec(g.getIV(), tagBits, aad));
+                assertArrayEquals(expected, us.doFinal(msg), mode + " AEADParameterSpec");
+                us.init(Cipher.DECRYPT_MODE, key, ours);
+                us.updateAAD(aad);
+                assertArrayEquals(msg, us.doFinal(expected));
+                assertArrayEquals(theirs.getEncoded(), us.getParameters().getEncoded());
+            }
         }
     }
 }
