@@ -4,36 +4,18 @@
 # against the portable one; then the CLI built for aarch64 and driven once end to end.
 # Usage: ./scripts/test-aarch64.sh        (./scripts/test.sh runs it)
 #
-# The toolchain comes from Debian's archive: Debian's rustc with an aarch64 standard library
-# (rustup's toolchain has no aarch64 std here), the cross C compiler and linker, OpenSSL for
-# arm64 (the differential tests) and QEMU. When it is missing and this runs as root on
-# Debian, it is installed; otherwise the run stops with what to install.
+# The toolchain comes from Debian's archive (scripts/lib/aarch64-toolchain.sh): installed when
+# missing and this runs as root on Debian; otherwise the run stops with what to install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGET=aarch64-unknown-linux-gnu
-PACKAGES="rustc-web libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-  libssl-dev:arm64 qemu-user-static"
-
-toolchain_present() {
-  [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/$TARGET ] &&
-    command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64-static >/dev/null &&
-    [ -e /usr/lib/aarch64-linux-gnu/libssl.so ]
-}
-
-if ! toolchain_present; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing the aarch64 toolchain from Debian's archive: $(echo $PACKAGES)"
-    dpkg --add-architecture arm64
-    apt-get update -qq
-    # shellcheck disable=SC2086
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $PACKAGES >/dev/null
-  else
-    echo "SKIPPED: the aarch64 tests need Debian's packages: $(echo $PACKAGES)" >&2
-    echo "(dpkg --add-architecture arm64 first; this script installs them itself as root)" >&2
-    [ "${CI:-}" = true ] && exit 1
-    exit 0
-  fi
+# shellcheck source=lib/aarch64-toolchain.sh
+. scripts/lib/aarch64-toolchain.sh
+TARGET=$AARCH64_TARGET
+if ! aarch64_toolchain; then
+  echo "SKIPPED: the aarch64 tests" >&2
+  [ "${CI:-}" = true ] && exit 1
+  exit 0
 fi
 
 export RUSTC=/usr/bin/rustc

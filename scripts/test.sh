@@ -117,6 +117,11 @@ if have "node --version" "the npm package's tests"; then
   ./scripts/test-npm.sh
 fi
 
+step "Java provider: the jar (x86_64 + aarch64, glibc 2.17), its suites on JDK 17 and 25, RFC 8998 in BCJSSE both ways (./scripts/test-java.sh)"
+if have "mvn --version && java -version" "the Java provider's tests"; then
+  ./scripts/test-java.sh
+fi
+
 step "Go peers of the benchmark (bench/go) and of the interop tests (interop/gmsm, interop/gmtls)"
 if have "go version" "the Go peers' tests"; then
   for dir in bench/go interop/gmsm interop/gmtls; do
