@@ -72,4 +72,7 @@ for home in "$jdk17" "$jdk25"; do
   JAVA_HOME=$home mvn -q -B -f java/tls test -Dshangmi.cli="$PWD/target/debug/shangmi" \
     -Dshangmi.openssl4="$openssl4"
 done
+echo "the JMH benchmarks build (./scripts/bench-java.sh runs them)"
+mvn -q -B -f java/bench package
+mvn -q -B -f java/bench-tls package
 echo "java: all tests passed"

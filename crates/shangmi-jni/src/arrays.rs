@@ -1,8 +1,10 @@
-//! Java arrays as Rust slices. Up to [`MAX_PINNED`] bytes an array is pinned
-//! (`GetPrimitiveArrayCritical`) and used in place: no JNI call may be made, and no Java
-//! object allocated, until it is released, which the types here make the end of a borrow.
-//! Larger ranges are copied in (`GetByteArrayRegion`) and out (`SetByteArrayRegion`), so a
-//! long call never holds the garbage collector off.
+//! Java arrays as Rust slices. Between [`MAX_COPIED`] and [`MAX_PINNED`] bytes an array is
+//! pinned (`GetPrimitiveArrayCritical`) and used in place: no JNI call may be made, and no
+//! Java object allocated, until it is released, which the types here make the end of a
+//! borrow. Other ranges are copied in (`GetByteArrayRegion`) and out (`SetByteArrayRegion`):
+//! a long call so never holds the garbage collector off, and a short one is cheaper copied
+//! than pinned (a TLS handshake's hundreds of small HMACs, hashes and records would
+//! otherwise each take the VM's GC lock, and stall behind a collection that waits on it).
 
 use jni::JNIEnv;
 use jni::objects::{JByteArray, JIntArray};
@@ -13,6 +15,9 @@ use crate::Thrown;
 /// The most bytes a call pins at once: about a quarter of a millisecond of SM4 or a
 /// millisecond of SM3, the bound ACCP keeps for critical regions.
 pub(crate) const MAX_PINNED: usize = 256 * 1024;
+
+/// The most bytes copied rather than pinned at the short end.
+pub(crate) const MAX_COPIED: usize = 512;
 
 /// `off..off + len` of an array of `array_len`, checked.
 pub(crate) fn range(
@@ -143,12 +148,21 @@ pub(crate) fn with_input<T>(
     f: impl FnOnce(&[u8]) -> T,
 ) -> Result<T, Thrown> {
     let r = range(self::len(env, input)?, off, len)?;
-    if r.len() > MAX_PINNED {
-        let mut copy = vec![0i8; r.len()];
-        env.get_byte_array_region(input, r.start as jsize, &mut copy)?;
+    if r.len() > MAX_PINNED || r.len() <= MAX_COPIED {
+        let mut small = [0i8; MAX_COPIED];
+        let mut long = Vec::new();
+        let copy: &mut [i8] = if r.len() <= MAX_COPIED {
+            &mut small[..r.len()]
+        } else {
+            long.resize(r.len(), 0);
+            &mut long
+        };
+        env.get_byte_array_region(input, r.start as jsize, copy)?;
         // SAFETY: i8 and u8 have the same layout.
         let bytes = unsafe { std::slice::from_raw_parts(copy.as_ptr().cast::<u8>(), copy.len()) };
-        return Ok(f(bytes));
+        let out = f(bytes);
+        zeroize::Zeroize::zeroize(copy);
+        return Ok(out);
     }
     // SAFETY: the array is live for this call; nothing calls into the VM while pinned.
     let pinned = unsafe { Pinned::new(env.get_raw(), input.as_raw(), len_of(env, input)?, false)? };
@@ -188,25 +202,32 @@ pub(crate) fn with_io<T>(
     let out_total = self::len(env, output)?;
     let or = range(out_total, out_off, out_len)?;
     let same = !input.as_raw().is_null() && env.is_same_object(input, output)?;
-    if ir.len() > MAX_PINNED || or.len() > MAX_PINNED {
-        let mut inb = vec![0i8; ir.len()];
-        if !ir.is_empty() {
-            env.get_byte_array_region(input, ir.start as jsize, &mut inb)?;
-        }
-        let mut outb = vec![0u8; or.len()];
-        // SAFETY: i8 and u8 have the same layout.
-        let inb = unsafe { std::slice::from_raw_parts(inb.as_ptr().cast::<u8>(), inb.len()) };
-        return match f(inb, &mut outb) {
-            Ok((v, n)) => {
-                write(env, output, or.start, &outb[..n])?;
-                outb.iter_mut().for_each(|b| *b = 0);
-                Ok(Ok(v))
-            }
-            Err(v) => {
-                zeroize::Zeroize::zeroize(&mut outb);
-                Ok(Err(v))
-            }
+    let small = ir.len() <= MAX_COPIED && or.len() <= MAX_COPIED;
+    if small || ir.len() > MAX_PINNED || or.len() > MAX_PINNED {
+        let (mut in_small, mut out_small) = ([0u8; MAX_COPIED], [0u8; MAX_COPIED]);
+        let (mut in_long, mut out_long) = (Vec::new(), Vec::new());
+        let (inb, outb): (&mut [u8], &mut [u8]) = if small {
+            (&mut in_small[..ir.len()], &mut out_small[..or.len()])
+        } else {
+            in_long.resize(ir.len(), 0u8);
+            out_long.resize(or.len(), 0u8);
+            (&mut in_long, &mut out_long)
         };
+        if !ir.is_empty() {
+            // SAFETY: i8 and u8 have the same layout.
+            let signed =
+                unsafe { std::slice::from_raw_parts_mut(inb.as_mut_ptr().cast::<i8>(), inb.len()) };
+            env.get_byte_array_region(input, ir.start as jsize, signed)?;
+        }
+        let r = f(inb, outb);
+        let written = match &r {
+            Ok((_, n)) => write(env, output, or.start, &outb[..*n]),
+            Err(_) => Ok(()),
+        };
+        zeroize::Zeroize::zeroize(inb);
+        zeroize::Zeroize::zeroize(outb);
+        written?;
+        return Ok(r.map(|(v, _)| v));
     }
     let raw = env.get_raw();
     if same {

@@ -36,18 +36,21 @@ fn format(f: jint) -> Result<Format, Thrown> {
     }
 }
 
-/// A fresh key pair: d (32 bytes) then the public point (65 bytes, uncompressed).
+/// A new key pair as a private key handle, its d and point (97 bytes) written to `out`: the
+/// key generator's, which so does not derive the public key a second time.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_rs_shangmi_jca_Native_sm2Generate<'l>(
+pub extern "system" fn Java_rs_shangmi_jca_Native_sm2GenerateKey<'l>(
     mut env: JNIEnv<'l>,
     _: JClass<'l>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+    out: JByteArray<'l>,
+) -> jlong {
+    guard(&mut env, 0, |env| {
         let k = SigningKey::random().map_err(|e| Thrown::state(e.to_string()))?;
-        let mut out = Zeroizing::new(Vec::with_capacity(97));
-        out.extend_from_slice(&k.to_bytes()[..]);
-        out.extend_from_slice(&k.verifying_key().to_uncompressed());
-        new_array(env, &out)
+        let mut both = Zeroizing::new([0u8; 97]);
+        both[..32].copy_from_slice(&k.to_bytes()[..]);
+        both[32..].copy_from_slice(&k.verifying_key().to_uncompressed());
+        arrays::write(env, &out, 0, &both[..])?;
+        Ok(handles::new(Handle::Private(k)))
     })
 }
 

@@ -81,7 +81,8 @@ final class Native {
     static native void cmacFinish(long cmac, byte[] out, int outOff);
 
     // SM2.
-    static native byte[] sm2Generate();
+    /** A new key's handle; its d and point (97 bytes) into {@code out}. */
+    static native long sm2GenerateKey(byte[] out);
 
     static native long sm2Private(byte[] d);
 

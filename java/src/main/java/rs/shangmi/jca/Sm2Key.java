@@ -20,6 +20,12 @@ final class Sm2Key {
     private byte[] material;
     private NativeRef ref;
 
+    /** A key from {@code material} and the native key already made from it. */
+    Sm2Key(Object owner, byte[] material, boolean isPrivate, long handle) {
+        this(owner, material, isPrivate);
+        this.ref = new NativeRef(owner, handle);
+    }
+
     /** A key from {@code material}: d (32 bytes) when private, else the 65-byte point. */
     Sm2Key(Object owner, byte[] material, boolean isPrivate) {
         this.owner = owner;

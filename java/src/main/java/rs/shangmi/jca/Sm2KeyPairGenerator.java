@@ -42,10 +42,12 @@ public final class Sm2KeyPairGenerator extends KeyPairGeneratorSpi {
 
     @Override
     public KeyPair generateKeyPair() {
-        byte[] both = Native.sm2Generate();
+        byte[] both = new byte[97];
+        long handle = Native.sm2GenerateKey(both);
         byte[] d = Arrays.copyOf(both, 32);
         try {
-            return new KeyPair(new Sm2PublicKey(Arrays.copyOfRange(both, 32, 97)), new Sm2PrivateKey(d));
+            Sm2PublicKey pub = new Sm2PublicKey(Arrays.copyOfRange(both, 32, 97));
+            return new KeyPair(pub, new Sm2PrivateKey(d, handle, pub));
         } finally {
             Arrays.fill(d, (byte) 0);
             Arrays.fill(both, (byte) 0);

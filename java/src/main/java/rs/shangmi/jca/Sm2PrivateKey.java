@@ -25,6 +25,16 @@ public final class Sm2PrivateKey implements ECPrivateKey, Destroyable {
         this.key = new Sm2Key(this, d, true);
     }
 
+    /** From d, its native key {@code handle} and its public key, as the generator made them. */
+    Sm2PrivateKey(byte[] d, long handle, Sm2PublicKey publicKey) {
+        if (d.length != 32) {
+            throw new IllegalArgumentException("an SM2 private key is 32 bytes");
+        }
+        this.d = d.clone();
+        this.key = new Sm2Key(this, d, true, handle);
+        this.publicKey = publicKey;
+    }
+
     Sm2Key key() {
         return key;
     }

@@ -7,7 +7,9 @@ import java.util.Arrays;
  * and a buffer. Updates that fit the buffer are copied there and cost no native call; the
  * library compresses whole blocks when the buffer fills (or straight from a long input, in
  * pieces of {@link Native#CHUNK}) and finishes the hash. So a digest of a short message is
- * one native call, and cloning or resetting is an array copy.
+ * one native call, and cloning or resetting is an array copy. The buffer starts at two
+ * blocks and grows as updates need: a TLS handshake makes hundreds of short-lived hashes and
+ * MACs, each cloned, and 4 KiB apiece of garbage cost more than the hashing.
  */
 final class Sm3Engine implements Cloneable {
     static final int[] IV = {
@@ -21,7 +23,7 @@ final class Sm3Engine implements Cloneable {
     private final long startBlocks;
     int[] state;
     long blocks;
-    byte[] buf = new byte[BUFFER];
+    byte[] buf = new byte[128];
     int bufLen;
 
     /** A hash from the beginning. */
@@ -41,11 +43,22 @@ final class Sm3Engine implements Cloneable {
         if (bufLen == BUFFER) {
             flush();
         }
+        room(1);
         buf[bufLen++] = b;
+    }
+
+    /** Grows the buffer (up to {@link #BUFFER}) to take {@code n} more bytes. */
+    private void room(int n) {
+        if (bufLen + n > buf.length) {
+            byte[] bigger = Arrays.copyOf(buf, Math.min(BUFFER, Math.max(2 * buf.length, bufLen + n)));
+            Arrays.fill(buf, (byte) 0);
+            buf = bigger;
+        }
     }
 
     void update(byte[] in, int off, int len) {
         if (len <= BUFFER - bufLen) {
+            room(len);
             System.arraycopy(in, off, buf, bufLen, len);
             bufLen += len;
             return;
@@ -53,6 +66,7 @@ final class Sm3Engine implements Cloneable {
         // Top the buffer up to a whole block, compress it, then take whole blocks from the input.
         int top = (64 - bufLen % 64) % 64;
         int take = Math.min(top, len);
+        room(take);
         System.arraycopy(in, off, buf, bufLen, take);
         bufLen += take;
         off += take;
@@ -65,6 +79,7 @@ final class Sm3Engine implements Cloneable {
             off += n * 64;
             len -= n * 64;
         }
+        room(len);
         System.arraycopy(in, off, buf, bufLen, len);
         bufLen += len;
     }

@@ -4,6 +4,7 @@ import java.security.AlgorithmParameters;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
 import java.security.Key;
+import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.security.spec.AlgorithmParameterSpec;
@@ -189,25 +190,33 @@ public abstract class Sm4AeadCipher extends CipherSpi {
         if (!ivOk) {
             throw new InvalidAlgorithmParameterException(name + ": no IV of " + newIv.length + " bytes");
         }
-        if (enc && keyBytes != null && Arrays.equals(keyBytes, raw) && Arrays.equals(iv, newIv)) {
+        if (enc && keyBytes != null && MessageDigest.isEqual(keyBytes, raw) && Arrays.equals(iv, newIv)) {
             Arrays.fill(raw, (byte) 0);
             throw new InvalidAlgorithmParameterException(name + ": encryption cannot reuse the key and IV");
         }
-        NativeRef newKey;
-        try {
-            newKey = new NativeRef(this, gcm ? Native.gcmKey(raw, bits / 8) : Native.sm4Key(raw));
-        } catch (IllegalArgumentException e) {
+        // The same key again (a new IV per message, as protocols do) keeps its schedule and, for
+        // GCM, its hash key tables; GCM's are made for one tag length.
+        boolean sameKey = key != null && keyBytes != null && MessageDigest.isEqual(keyBytes, raw)
+                && (!gcm || tagLen == bits / 8);
+        if (sameKey) {
             Arrays.fill(raw, (byte) 0);
-            throw new InvalidAlgorithmParameterException(name + ": " + e.getMessage(), e);
+        } else {
+            NativeRef newKey;
+            try {
+                newKey = new NativeRef(this, gcm ? Native.gcmKey(raw, bits / 8) : Native.sm4Key(raw));
+            } catch (IllegalArgumentException e) {
+                Arrays.fill(raw, (byte) 0);
+                throw new InvalidAlgorithmParameterException(name + ": " + e.getMessage(), e);
+            }
+            if (key != null) {
+                key.release();
+            }
+            if (keyBytes != null) {
+                Arrays.fill(keyBytes, (byte) 0);
+            }
+            key = newKey;
+            keyBytes = raw;
         }
-        if (key != null) {
-            key.release();
-        }
-        if (keyBytes != null) {
-            Arrays.fill(keyBytes, (byte) 0);
-        }
-        key = newKey;
-        keyBytes = raw;
         iv = newIv;
         tagLen = bits / 8;
         encrypt = enc;

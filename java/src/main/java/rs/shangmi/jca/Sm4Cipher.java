@@ -4,6 +4,7 @@ import java.security.AlgorithmParameters;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.InvalidKeyException;
 import java.security.Key;
+import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.security.spec.AlgorithmParameterSpec;
@@ -36,6 +37,8 @@ public final class Sm4Cipher extends CipherSpi {
     private int mode = ECB;
     private boolean padding = true;
     private NativeRef key;
+    /** The key's bytes, to tell a re-initialisation with the same key (wiped on release). */
+    private byte[] keyBytes;
     private NativeRef stream;
     private boolean encrypt;
     private byte[] iv;
@@ -167,14 +170,21 @@ public final class Sm4Cipher extends CipherSpi {
         } else if (params != null) {
             throw new InvalidAlgorithmParameterException("SM4/ECB takes no IV");
         }
-        NativeRef newKey;
-        try {
-            newKey = new NativeRef(this, Native.sm4Key(raw));
-        } finally {
+        if (key != null && keyBytes != null && MessageDigest.isEqual(keyBytes, raw)) {
+            // The same key again (a new IV per message): its schedule is kept.
             Arrays.fill(raw, (byte) 0);
+        } else {
+            NativeRef newKey;
+            try {
+                newKey = new NativeRef(this, Native.sm4Key(raw));
+            } catch (RuntimeException e) {
+                Arrays.fill(raw, (byte) 0);
+                throw e;
+            }
+            release();
+            key = newKey;
+            keyBytes = raw;
         }
-        release();
-        key = newKey;
         iv = newIv;
         encrypt = enc;
         restart();
@@ -195,6 +205,10 @@ public final class Sm4Cipher extends CipherSpi {
         if (key != null) {
             key.release();
             key = null;
+        }
+        if (keyBytes != null) {
+            Arrays.fill(keyBytes, (byte) 0);
+            keyBytes = null;
         }
     }
 

@@ -140,6 +140,44 @@ class ContractTest {
         assertThrows(IllegalBlockSizeException.class, () -> raw.doFinal(random(15)));
     }
 
+    /**
+     * One cipher object re-initialised with key A, key B, then A again (and GCM with another
+     * tag length) gives what a fresh object gives each time: the kept key schedule is the
+     * current key's.
+     */
+    @Test
+    void reinitialisedWithOtherKeysMatchesFreshCiphers() throws Exception {
+        Random r = new Random(7);
+        byte[] a = new byte[16];
+        byte[] b = new byte[16];
+        r.nextBytes(a);
+        r.nextBytes(b);
+        byte[] msg = new byte[100];
+        r.nextBytes(msg);
+        String[][] cases = {{"SM4/CBC/PKCS5Padding", "16"}, {"SM4/CTR/NoPadding", "16"}, {"SM4/GCM/NoPadding", "12"},
+            {"SM4/CCM/NoPadding", "12"}};
+        for (String[] c : cases) {
+            Cipher reused = Cipher.getInstance(c[0], ProviderTest.P);
+            int n = 0;
+            for (byte[] key : new byte[][] {a, b, a, a, b}) {
+                for (int tag : new int[] {128, 96}) {
+                    byte[] iv = new byte[Integer.parseInt(c[1])];
+                    iv[0] = (byte) ++n;
+                    java.security.spec.AlgorithmParameterSpec spec = c[0].contains("CM/")
+                            ? new GCMParameterSpec(tag, iv) : new IvParameterSpec(iv);
+                    SecretKeySpec k = new SecretKeySpec(key, "SM4");
+                    reused.init(Cipher.ENCRYPT_MODE, k, spec);
+                    Cipher fresh = Cipher.getInstance(c[0], ProviderTest.P);
+                    fresh.init(Cipher.ENCRYPT_MODE, k, spec);
+                    byte[] ct = fresh.doFinal(msg);
+                    assertArrayEquals(ct, reused.doFinal(msg), c[0] + " key " + (key == a ? "A" : "B") + " tag " + tag);
+                    reused.init(Cipher.DECRYPT_MODE, k, spec);
+                    assertArrayEquals(msg, reused.doFinal(ct));
+                }
+            }
+        }
+    }
+
     @Test
     void wrongKeysAndParametersAreTheStandardExceptions() throws Exception {
         Cipher c = Cipher.getInstance("SM4/CBC/PKCS5Padding", ProviderTest.P);

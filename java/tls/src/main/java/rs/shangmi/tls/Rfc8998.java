@@ -28,6 +28,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.bouncycastle.jcajce.util.JcaJceHelper;
 import org.bouncycastle.jcajce.util.ProviderJcaJceHelper;
+import org.bouncycastle.jsse.BCSSLEngine;
 import org.bouncycastle.jsse.BCSSLParameters;
 import org.bouncycastle.jsse.BCSSLSocket;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
@@ -126,6 +127,16 @@ public final class Rfc8998 {
      */
     public static SSLContext context(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> roots)
             throws GeneralSecurityException, IOException {
+        return context(JSSE, SHANGMI.getName(), chain, key, roots);
+    }
+
+    /**
+     * The same on another BCJSSE instance (another TLS crypto, as the benchmarks compare),
+     * certificate signatures checked by the installed provider named {@code sigProvider} (null:
+     * the certificate factory's own).
+     */
+    public static SSLContext context(Provider jsse, String sigProvider, List<X509Certificate> chain, PrivateKey key,
+            List<X509Certificate> roots) throws GeneralSecurityException, IOException {
         KeyStore trust = KeyStore.getInstance("PKCS12", BC);
         trust.load(null, null);
         for (int i = 0; i < roots.size(); i++) {
@@ -135,11 +146,11 @@ public final class Rfc8998 {
         // Certificates revoked are refused by CRLs the application adds (pkix.addCertStore);
         // none is fetched from the network.
         pkix.setRevocationEnabled(false);
-        pkix.setSigProvider(SHANGMI.getName());
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX", JSSE);
+        pkix.setSigProvider(sigProvider);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX", jsse);
         tmf.init(new CertPathTrustManagerParameters(pkix));
         KeyManager[] keys = key == null ? null : new KeyManager[] {new Sm2KeyManager(chain, key)};
-        SSLContext ctx = SSLContext.getInstance("TLSv1.3", JSSE);
+        SSLContext ctx = SSLContext.getInstance("TLSv1.3", jsse);
         ctx.init(keys, tmf.getTrustManagers(), new SecureRandom());
         return ctx;
     }
@@ -150,11 +161,20 @@ public final class Rfc8998 {
      */
     public static void configure(javax.net.ssl.SSLSocket socket, String... suites) {
         BCSSLSocket s = (BCSSLSocket) socket;
-        BCSSLParameters p = s.getParameters();
+        s.setParameters(sm(s.getParameters(), suites));
+    }
+
+    /** The same for a BCJSSE engine. */
+    public static void configure(javax.net.ssl.SSLEngine engine, String... suites) {
+        BCSSLEngine e = (BCSSLEngine) engine;
+        e.setParameters(sm(e.getParameters(), suites));
+    }
+
+    private static BCSSLParameters sm(BCSSLParameters p, String... suites) {
         p.setProtocols(new String[] {"TLSv1.3"});
         p.setCipherSuites(suites.length > 0 ? suites.clone() : new String[] {"TLS_SM4_GCM_SM3", "TLS_SM4_CCM_SM3"});
         p.setNamedGroups(new String[] {"curveSM2"});
         p.setSignatureSchemes(new String[] {"sm2sig_sm3"});
-        s.setParameters(p);
+        return p;
     }
 }
