@@ -168,6 +168,10 @@ const IFMA: u16 = 1 << 8;
 /// Not a feature: the cores are AMD's (or Hygon's, the same design), a tuning hint.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const AMD_CORE: u16 = 1 << 9;
+/// Not a feature either: AMD's family 19h (Zen 3 and Zen 4), whose AVX-512 (Zen 4's) runs
+/// 512-bit operations as two halves on 256-bit units.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const AMD_HALF_WIDTH_512: u16 = 1 << 13;
 // aarch64: Advanced SIMD; AES with PMULL (one Rust feature, `aes`); SM3 with SM4 (`sm4`).
 const ASIMD: u16 = 1 << 10;
 const ARM_AES: u16 = 1 << 11;
@@ -212,6 +216,19 @@ fn probe() -> u16 {
         )
         | bit(has!("avx512ifma"), IFMA)
         | bit(amd_vendor(), AMD_CORE)
+        | bit(amd_vendor() && family() == 0x19, AMD_HALF_WIDTH_512)
+}
+
+/// The CPU's family as CPUID leaf 1 gives it (the extended family added when the base is 0xF).
+#[cfg(target_arch = "x86_64")]
+fn family() -> u32 {
+    let eax = core::arch::x86_64::__cpuid(1).eax;
+    let base = (eax >> 8) & 0xf;
+    if base == 0xf {
+        base + ((eax >> 20) & 0xff)
+    } else {
+        base
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -229,6 +246,14 @@ fn amd_vendor() -> bool {
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn amd_cores() -> bool {
     features() & AMD_CORE != 0
+}
+
+/// Whether the cores are AMD's family 19h, where AVX-512 is split over 256-bit units (Zen 4;
+/// Zen 3, the same family, has no AVX-512): where a 512-bit kernel loses to a 256-bit one
+/// there, as measured, the choice asks this. Zen 5 (family 1Ah) has full-width units.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn amd_half_width_512() -> bool {
+    features() & AMD_HALF_WIDTH_512 != 0
 }
 
 #[cfg(target_arch = "aarch64")]

@@ -79,6 +79,15 @@ impl Implementation for Compressor {
         {
             use crate::cpu::{Avx2, Avx512, Bmi2};
             let simd = match profile {
+                // On Zen 4 the AVX2 kernel, ordered for AMD's cores, beat the AVX-512 one by
+                // 15-20% at 8 KiB (415-435 MB/s against 363, one run); elsewhere (Intel, Zen 5)
+                // the AVX-512 kernel stays.
+                Backend::Avx512 if crate::cpu::amd_half_width_512() => {
+                    match (Avx2::get(), Bmi2::get()) {
+                        (Some(v), Some(b)) => Some(Compressor::Avx2(v, b)),
+                        _ => Avx512::get().map(Compressor::Avx512),
+                    }
+                }
                 Backend::Avx512 => Avx512::get().map(Compressor::Avx512),
                 Backend::Portable => None,
                 _ => match (Avx2::get(), Bmi2::get()) {
@@ -357,6 +366,39 @@ mod tests {
         write_digest(&state, &mut want);
         assert_eq!(got, want);
         assert_ne!(got, hash(b"abc"));
+    }
+
+    /// Every kernel this CPU can run against the portable one, whichever each profile picks
+    /// (on Zen 4 the AVX-512 profile runs the AVX2 kernel, so the AVX-512 one is tested here).
+    #[test]
+    fn every_kernel_this_cpu_runs_matches_the_portable_one() {
+        let mut kernels = vec![Compressor::Soft];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::cpu::{Avx2, Avx512, Bmi2};
+            kernels.extend(Bmi2::get().map(Compressor::Bmi2));
+            if let (Some(v), Some(b)) = (Avx2::get(), Bmi2::get()) {
+                kernels.push(Compressor::Avx2(v, b));
+            }
+            kernels.extend(Avx512::get().map(Compressor::Avx512));
+        }
+        #[cfg(target_arch = "aarch64")]
+        kernels.extend(crate::cpu::NeonSm::get().map(Compressor::Sm3Ce));
+        let mut blocks = vec![[0u8; BLOCK_SIZE]; 37];
+        let mut x = 0x9e37_79b9_u32;
+        for b in blocks.iter_mut().flatten() {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            *b = (x >> 24) as u8;
+        }
+        for n in [0, 1, 2, 3, 8, 37] {
+            let mut want = soft::IV;
+            soft::compress(&mut want, &blocks[..n]);
+            for k in &kernels {
+                let mut got = soft::IV;
+                k.compress(&mut got, &blocks[..n]);
+                assert_eq!(got, want, "{} over {n} blocks", k.name());
+            }
+        }
     }
 
     #[test]
