@@ -17,17 +17,25 @@ jdk() {
       return
     fi
   done
-  echo "FAIL: no JDK $1 (set JAVA$1_HOME)" >&2
-  exit 1
+  echo "no JDK $1 (set JAVA$1_HOME)" >&2
+  return 1
 }
 jdk17=$(jdk 17)
-jdk25=$(jdk 25)
+# JDK 25 too when it is here; in CI it must be.
+if ! jdk25=$(jdk 25); then
+  [ "${CI:-}" = true ] && { echo "FAIL: CI=true needs JDK 25 for the Java tests" >&2; exit 1; }
+  echo "JDK 25 not found: the Java suites run on JDK 17 alone"
+  jdk25=
+fi
+jdks=("$jdk17" ${jdk25:+"$jdk25"})
 
 JAVA_HOME=$jdk17 PATH="$jdk17/bin:$PATH" ./scripts/build-java.sh
 native=$PWD/target/java-native
 
-echo "the provider's suites on JDK 25"
-JAVA_HOME=$jdk25 mvn -q -B -f java test -Dshangmi.native.dir="$native" -Dshangmi.skipCargo=true
+if [ -n "$jdk25" ]; then
+  echo "the provider's suites on JDK 25"
+  JAVA_HOME=$jdk25 mvn -q -B -f java test -Dshangmi.native.dir="$native" -Dshangmi.skipCargo=true
+fi
 
 jar=$(ls java/target/shangmi-jca-*.jar | head -1)
 echo "the jar as java.security configures it, no addProvider (JDK 17 and 25)"
@@ -58,7 +66,7 @@ public class Configured {
     }
 }
 JAVA
-for home in "$jdk17" "$jdk25"; do
+for home in "${jdks[@]}"; do
   n=$(grep -c '^security\.provider\.[0-9]*=' "$home/conf/security/java.security")
   # By name: the JDK finds it through the jar's META-INF/services entry.
   echo "security.provider.$((n + 1))=Shangmi" >"$tmp/java.security"
@@ -68,7 +76,7 @@ done
 echo "RFC 8998 in BCJSSE on the provider, against shangmi and OpenSSL 4.0 (JDK 17 and 25)"
 cargo build --quiet --locked -p shangmi-cli
 openssl4=$(scripts/peers/build.sh openssl4)
-for home in "$jdk17" "$jdk25"; do
+for home in "${jdks[@]}"; do
   JAVA_HOME=$home mvn -q -B -f java/tls test -Dshangmi.cli="$PWD/target/debug/shangmi" \
     -Dshangmi.openssl4="$openssl4"
 done
