@@ -288,3 +288,21 @@ impl Sink for Through<'_> {
 
     fn discard(self) {}
 }
+
+/// coreutils' escaping: a name holding a backslash, newline or carriage return is printed with
+/// those escaped, and the whole line is marked by a leading backslash. Not with --zero.
+pub fn escape(name: &[u8], zero: bool) -> (bool, Vec<u8>) {
+    if zero || !name.iter().any(|b| matches!(b, b'\\' | b'\n' | b'\r')) {
+        return (false, name.to_vec());
+    }
+    let mut out = Vec::with_capacity(name.len() + 4);
+    for &b in name {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+    (true, out)
+}

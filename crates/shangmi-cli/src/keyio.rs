@@ -1,9 +1,10 @@
 //! Reading and writing SM2 key files: PEM as OpenSSL writes them, DER too; encrypted private
-//! keys take a password from a file or the terminal.
+//! keys and PKCS#12 keystores take a password from a file or the terminal.
 
 use std::path::Path;
 
 use shangmi::sm2::{KeyFileError, SigningKey, VerifyingKey};
+use shangmi_pki::pkcs12;
 
 use zeroize::Zeroizing;
 
@@ -76,4 +77,35 @@ pub fn public_key(path: &Path, password_file: Option<&Path>) -> Result<Verifying
             e => Err(key_error(path, e)),
         },
     }
+}
+
+/// A PKCS#12 keystore read with its password (from `password_file`, or asked).
+pub fn keystore(input: &Path, password_file: Option<&Path>) -> Result<pkcs12::Pkcs12> {
+    let data = read_small(input, 16 << 20)?;
+    let password = secrets::password(
+        password_file,
+        &format!("Password for {}", input.display()),
+        false,
+    )?;
+    pkcs12::read(&data, &password).map_err(|e| match e {
+        shangmi_pki::Error::Decryption(_) => rejected(input.display(), e),
+        e => error(input.display(), e),
+    })
+}
+
+/// A keystore's keys, each with its chain: what `tls serve --p12` serves.
+pub fn key_chains(path: &Path, password_file: Option<&Path>) -> Result<Vec<pkcs12::KeyWithChain>> {
+    keystore(path, password_file)?
+        .key_chains()
+        .map_err(|e| error(path.display(), e))
+}
+
+/// A keystore's TLCP pair: what `tlcp serve|connect --p12` use.
+pub fn tlcp_pair(
+    path: &Path,
+    password_file: Option<&Path>,
+) -> Result<(pkcs12::KeyWithChain, pkcs12::KeyWithChain)> {
+    keystore(path, password_file)?
+        .tlcp_pair()
+        .map_err(|e| error(path.display(), e))
 }

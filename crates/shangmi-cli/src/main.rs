@@ -4,30 +4,16 @@
 //! signature, a tampered ciphertext); 2 usage, input or I/O error. Errors are one line on
 //! stderr naming the file and the cause. Output files appear only when complete.
 
-mod cfca_cmd;
-mod cms_cmd;
+mod cmd;
 mod fail;
 mod ffi_init;
 mod files;
 mod held;
 mod keyio;
-mod mac_cmd;
-mod pkcs12_cmd;
+mod net;
 mod progress;
-mod seal_cmd;
 mod secrets;
 mod signals;
-mod sm2_cmd;
-mod sm2_forms;
-mod sm2_inspect;
-mod sm3_cmd;
-mod sm4_cmd;
-mod speed;
-mod tlcp_cmd;
-mod tls_cmd;
-mod tls_relay;
-mod tls_serve;
-mod x509_cmd;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
@@ -55,33 +41,33 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// SM3 checksums (the format of sha256sum).
-    Sm3(sm3_cmd::Args),
+    Sm3(cmd::sm3::Args),
     /// HMAC-SM3 of files.
-    Hmac(mac_cmd::HmacArgs),
+    Hmac(cmd::mac::HmacArgs),
     /// The SM3 key-derivation function.
-    Kdf(mac_cmd::KdfArgs),
+    Kdf(cmd::mac::KdfArgs),
     /// SM4 in a mode of operation, compatible with `openssl enc`.
-    Sm4(sm4_cmd::Args),
+    Sm4(cmd::sm4::Args),
     /// SM2 keys, signatures and public-key encryption.
-    Sm2(sm2_cmd::Args),
+    Sm2(cmd::sm2::Args),
     /// Encrypt and authenticate a file for SM2 recipients or under a password.
-    Seal(seal_cmd::SealArgs),
+    Seal(cmd::seal::SealArgs),
     /// Decrypt a sealed file.
-    Open(seal_cmd::OpenArgs),
+    Open(cmd::seal::OpenArgs),
     /// Measure shangmi's speed on this machine.
-    Speed(speed::Args),
+    Speed(cmd::speed::Args),
     /// SM2 certificates, requests and CRLs: issue, verify, show.
-    X509(x509_cmd::Args),
+    X509(cmd::x509::Args),
     /// CMS / PKCS#7 with SM2 (GM/T 0010): SignedData and EnvelopedData, key envelopes.
-    Cms(cms_cmd::Args),
+    Cms(cmd::cms::Args),
     /// CFCA's .sm2 key files: import a key and certificate, or export them.
-    Cfca(cfca_cmd::Args),
+    Cfca(cmd::cfca::Args),
     /// PKCS#12 keystores (.p12/.pfx) with SM2 keys: export, show, import.
-    Pkcs12(pkcs12_cmd::Args),
+    Pkcs12(cmd::pkcs12::Args),
     /// TLS 1.3 with the SM suites (RFC 8998): connect to a server, or serve.
-    Tls(tls_cmd::Args),
+    Tls(cmd::tls::Args),
     /// TLCP (GB/T 38636): the national TLS with signing and encryption certificates.
-    Tlcp(tlcp_cmd::Args),
+    Tlcp(cmd::tlcp::Args),
 }
 
 fn main() -> ExitCode {
@@ -91,20 +77,20 @@ fn main() -> ExitCode {
     };
     signals::install();
     let result = match cli.command {
-        Command::Sm3(args) => Ok(sm3_cmd::run(args)),
-        Command::Hmac(args) => mac_cmd::hmac(args),
-        Command::Kdf(args) => mac_cmd::kdf(args),
-        Command::Sm4(args) => sm4_cmd::run(args),
-        Command::Sm2(args) => sm2_cmd::run(args),
-        Command::Seal(args) => seal_cmd::seal(args),
-        Command::Open(args) => seal_cmd::open(args),
-        Command::Speed(args) => speed::run(args),
-        Command::X509(args) => x509_cmd::run(args),
-        Command::Cms(args) => cms_cmd::run(args),
-        Command::Cfca(args) => cfca_cmd::run(args),
-        Command::Pkcs12(args) => pkcs12_cmd::run(args),
-        Command::Tls(args) => tls_cmd::run(args),
-        Command::Tlcp(args) => tlcp_cmd::run(args),
+        Command::Sm3(args) => Ok(cmd::sm3::run(args)),
+        Command::Hmac(args) => cmd::mac::hmac(args),
+        Command::Kdf(args) => cmd::mac::kdf(args),
+        Command::Sm4(args) => cmd::sm4::run(args),
+        Command::Sm2(args) => cmd::sm2::run(args),
+        Command::Seal(args) => cmd::seal::seal(args),
+        Command::Open(args) => cmd::seal::open(args),
+        Command::Speed(args) => cmd::speed::run(args),
+        Command::X509(args) => cmd::x509::run(args),
+        Command::Cms(args) => cmd::cms::run(args),
+        Command::Cfca(args) => cmd::cfca::run(args),
+        Command::Pkcs12(args) => cmd::pkcs12::run(args),
+        Command::Tls(args) => cmd::tls::run(args),
+        Command::Tlcp(args) => cmd::tlcp::run(args),
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome.code()),

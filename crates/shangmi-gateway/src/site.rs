@@ -1,5 +1,5 @@
 //! A configuration made ready to serve: every certificate and key read and matched
-//! ([`crate::keys`]), the protocols' server configurations built, the upstreams parsed, the
+//! (`keys.rs`), the protocols' server configurations built, the upstreams parsed, the
 //! session tickets scoped to what they may skip. What `--check` runs, and what a reload
 //! builds before it replaces anything.
 

@@ -3,14 +3,14 @@
 //!
 //! The rules the JVM's fastest native providers keep (ACCP, Conscrypt): natives are static and
 //! take only primitives and arrays, write their results into arrays the caller supplies (or
-//! return a fresh one), and never call back into Java. Arrays of up to [`arrays::MAX_PINNED`]
-//! bytes are read and written in place, pinned as critical regions (no JNI call is made while
-//! one is held); larger ones are copied (the Java side streams big inputs in pieces of that
-//! size where the algorithm allows). A result is written only once it is known good: a failed
+//! return a fresh one), and never call back into Java. Short arrays (up to 512 bytes) are
+//! copied, longer ones up to 256 KiB read and written in place, pinned as critical regions (no
+//! JNI call is made while one is held), and longer still copied again (the Java side streams
+//! big inputs in pieces of that size where the algorithm allows): `arrays.rs`. A result is written only once it is known good: a failed
 //! decryption leaves the caller's output as it was.
 //!
-//! Keys and stateful ciphers live behind handles ([`handles`]): a `long` that is a pointer to
-//! a boxed [`handles::Handle`], freed by `free` (the Java side frees each exactly once, from a
+//! Keys and stateful ciphers live behind handles (`handles.rs`): a `long` that is a pointer to
+//! a boxed `Handle`, freed by `free` (the Java side frees each exactly once, from a
 //! cleaner or `destroy()`). Every entry point catches panics and turns them, and bad
 //! arguments, into Java exceptions; errors a caller expects (a bad tag, bad padding, a
 //! signature that does not verify) are return values the Java side turns into the JCA's

@@ -10,7 +10,7 @@ use clap::ValueEnum;
 use shangmi::sm2::{self, Format, KeyFileError, Signature, SigningKey, VerifyingKey};
 use zeroize::Zeroizing;
 
-use crate::sm2_forms::{SigForm, hex_line, hex_line_secret, looks_hex};
+use super::forms::{SigForm, hex_line, hex_line_secret, looks_hex};
 use shangmi::hex::decode_secret;
 
 /// What the bytes of one file (or PEM block) can be, one line each.

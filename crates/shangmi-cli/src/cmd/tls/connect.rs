@@ -1,76 +1,29 @@
-//! `shangmi tls`: TLS 1.3 with the SM suites (RFC 8998), shaped like `openssl s_client` and
-//! `s_server`. `connect` copies stdin to the connection and the connection to stdout;
-//! `serve` answers each connection with an echo, a fixed response, or a forward to a TCP
-//! service (a TLS terminator).
+//! `shangmi tls connect`: stdin to the connection, the connection to stdout; what was
+//! negotiated and the server's chain on stderr.
 
 use std::net::{TcpStream, ToSocketAddrs};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use clap::{Args as ClapArgs, Subcommand, ValueEnum};
+use clap::Args as ClapArgs;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, SignatureScheme};
 
+use super::{Group, Suite, certified_key, keystore_key, provider, roots};
 use crate::fail::{Outcome, Result, error, rejected};
-use crate::files::read_small;
-use crate::tls_relay::{self, End, Plain};
+use crate::net::peer::describe_chain_der;
+use crate::net::relay::{self, Closing, End};
 
-/// Certificate and key files are small; the bound keeps /dev/zero from exhausting memory.
-const FILE_LIMIT: u64 = 16 << 20;
-
-#[derive(ClapArgs)]
-#[command(after_help = "\
-Examples:
-  shangmi tls serve --cert server.pem --key server.key --listen 127.0.0.1:4433 --echo
-  shangmi tls serve --cert server.pem --key server.key --client-ca ca.pem \\
-      --listen 0.0.0.0:443 --forward 127.0.0.1:8080
-  echo hello | shangmi tls connect 127.0.0.1:4433 --ca ca.pem --servername localhost
-  shangmi tls connect example.cn:443 --ca root.pem --cert client.pem --key client.key
-
-TLS 1.3 only, with TLS_SM4_GCM_SM3 and TLS_SM4_CCM_SM3, curveSM2 and sm2sig_sm3 (RFC 8998).
-Certificate chains are checked with the SM2 ID 1234567812345678; handshake signatures use
-RFC 8998's TLSv1.3+GM+Cipher+Suite. Certificates signed by OpenSSL 3 without
--sigopt distid:1234567812345678 do not verify (OpenSSL 3 signs with an empty ID).
-Exit status (connect): 0 clean close, 1 connection, handshake or certificate failure,
-2 usage or input error.")]
-pub struct Args {
-    #[command(subcommand)]
-    cmd: Cmd,
-}
-
-#[derive(Subcommand)]
-enum Cmd {
-    /// Connect to a server: stdin to the connection, the connection to stdout; the
-    /// negotiated parameters and the server's chain on stderr.
-    Connect(ConnectArgs),
-    /// Accept connections and echo, answer with a fixed response, or forward each one.
-    Serve(crate::tls_serve::ServeArgs),
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Suite {
-    /// TLS_SM4_GCM_SM3 (0x00C6).
-    Sm4Gcm,
-    /// TLS_SM4_CCM_SM3 (0x00C7).
-    Sm4Ccm,
-}
-
-/// A key exchange group.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Group {
-    /// curveSM2 (41): ECDH on the SM2 curve, RFC 8998.
-    #[value(name = "curveSM2")]
-    CurveSm2,
-    /// curveSM2MLKEM768 (0x11EE): curveSM2 and ML-KEM-768, post-quantum hybrid.
-    #[value(name = "curveSM2MLKEM768")]
-    CurveSm2MlKem768,
-}
+/// A TLS 1.3 peer answers close_notify or closes: the relay waits for that (up to the idle
+/// timeout), and a connection that ends without it is reported as possibly truncated.
+const TLS_CLOSING: Closing = Closing {
+    quiet_after_close: None,
+};
 
 #[derive(ClapArgs)]
-struct ConnectArgs {
+pub struct ConnectArgs {
     /// The server, HOST:PORT.
     #[arg(value_name = "HOST:PORT")]
     address: String,
@@ -112,68 +65,7 @@ struct ConnectArgs {
     idle_timeout: u64,
 }
 
-pub fn run(args: Args) -> Result<Outcome> {
-    match args.cmd {
-        Cmd::Connect(a) => connect(a),
-        Cmd::Serve(a) => crate::tls_serve::serve(a),
-    }
-}
-
-/// The provider, limited to one suite if asked, with `groups` in that order.
-pub fn provider(suite: Option<Suite>, groups: &[Group]) -> Arc<CryptoProvider> {
-    let mut p = shangmi_rustls::provider();
-    p.kx_groups = groups
-        .iter()
-        .map(|g| match g {
-            Group::CurveSm2 => shangmi_rustls::CURVE_SM2_GROUP,
-            Group::CurveSm2MlKem768 => shangmi_rustls::CURVE_SM2_MLKEM768_GROUP,
-        })
-        .collect();
-    match suite {
-        Some(Suite::Sm4Gcm) => p.cipher_suites = vec![shangmi_rustls::TLS13_SM4_GCM_SM3],
-        Some(Suite::Sm4Ccm) => p.cipher_suites = vec![shangmi_rustls::TLS13_SM4_CCM_SM3],
-        None => {}
-    }
-    Arc::new(p)
-}
-
-pub fn read_file(path: &Path) -> Result<Vec<u8>> {
-    Ok(read_small(path, FILE_LIMIT)?.to_vec())
-}
-
-/// A certificate chain and its key, from files; with `presign`, signing from a presign pool.
-pub fn certified_key(
-    cert: &Path,
-    key: &Path,
-    password_file: Option<&Path>,
-    presign: bool,
-) -> Result<rustls::sign::CertifiedKey> {
-    let chain = shangmi_rustls::load_certificates(&read_file(cert)?)
-        .map_err(|e| error(cert.display(), e))?;
-    let mut signer =
-        shangmi_rustls::Sm2SigningKey::new(crate::keyio::private_key(key, password_file)?);
-    if presign {
-        signer = signer.with_presign_pool(64);
-    }
-    shangmi_rustls::certified_key(chain, signer).map_err(|e| {
-        let what = format!("{} with {}", cert.display(), key.display());
-        match e {
-            rustls::Error::InconsistentKeys(_) => {
-                error(what, "the private key is not the one the certificate names")
-            }
-            e => error(what, e),
-        }
-    })
-}
-
-/// Trust anchors from a file.
-pub fn roots(path: &Path) -> Result<Arc<shangmi_rustls::Roots>> {
-    shangmi_rustls::load_roots(&read_file(path)?)
-        .map(Arc::new)
-        .map_err(|e| error(path.display(), e))
-}
-
-pub fn handshake_kind(k: Option<rustls::HandshakeKind>) -> &'static str {
+fn handshake_kind(k: Option<rustls::HandshakeKind>) -> &'static str {
     match k {
         Some(rustls::HandshakeKind::Resumed) => "resumed",
         Some(rustls::HandshakeKind::FullWithHelloRetryRequest) => "full with HelloRetryRequest",
@@ -182,26 +74,8 @@ pub fn handshake_kind(k: Option<rustls::HandshakeKind>) -> &'static str {
 }
 
 /// A one-line description of a certificate: subject and issuer.
-pub fn describe_chain(chain: &[CertificateDer<'_>]) -> Vec<String> {
+fn describe_chain(chain: &[CertificateDer<'_>]) -> Vec<String> {
     describe_chain_der(chain)
-}
-
-/// [`describe_chain`] for any DER certificates.
-pub fn describe_chain_der<C: AsRef<[u8]>>(chain: &[C]) -> Vec<String> {
-    chain
-        .iter()
-        .enumerate()
-        .map(
-            |(i, c)| match <shangmi_pki::Certificate as der::Decode>::from_der(c.as_ref()) {
-                Ok(cert) => format!(
-                    "{i} s:{} i:{}",
-                    cert.tbs_certificate().subject(),
-                    cert.tbs_certificate().issuer()
-                ),
-                Err(_) => format!("{i} (unparsable, {} bytes)", c.as_ref().len()),
-            },
-        )
-        .collect()
 }
 
 /// The server verifier, remembering the scheme of the handshake signature it checked (rustls
@@ -250,7 +124,7 @@ impl ServerCertVerifier for Recording {
     }
 }
 
-pub fn scheme_name(s: Option<SignatureScheme>) -> String {
+fn scheme_name(s: Option<SignatureScheme>) -> String {
     match s {
         Some(s) if s == shangmi_rustls::SM2SIG_SM3 => "sm2sig_sm3".into(),
         Some(s) => format!("{s:?}"),
@@ -258,7 +132,7 @@ pub fn scheme_name(s: Option<SignatureScheme>) -> String {
     }
 }
 
-fn connect(a: ConnectArgs) -> Result<Outcome> {
+pub fn connect(a: ConnectArgs) -> Result<Outcome> {
     let provider = provider(a.suite, &a.groups);
     let Some(ca) = a.ca.as_deref() else {
         return Err(error(
@@ -278,11 +152,7 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         .dangerous()
         .with_custom_certificate_verifier(verifier.clone());
     let key = match (&a.p12, &a.cert, &a.key) {
-        (Some(p12), _, _) => Some(crate::tls_serve::keystore_key(
-            p12,
-            a.password_file.as_deref(),
-            false,
-        )?),
+        (Some(p12), _, _) => Some(keystore_key(p12, a.password_file.as_deref(), false)?),
         (None, Some(cert), Some(key)) => {
             Some(certified_key(cert, key, a.password_file.as_deref(), false)?)
         }
@@ -308,14 +178,14 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         let (mut conn, sock) = open(&a.address, &config, &name, timeout)?;
         // Sessions tickets come after the handshake: read until the server closes.
         conn.send_close_notify();
-        let sink: &mut dyn std::io::Write = &mut std::io::sink();
-        let source = Box::new(std::io::empty());
-        let plain = Plain {
-            source,
-            sink,
-            on_close: None,
-        };
-        let _ = tls_relay::relay(conn, sock, plain, timeout);
+        let _ = relay::relay(
+            conn,
+            sock,
+            Box::new(std::io::empty()),
+            &mut std::io::sink(),
+            timeout,
+            TLS_CLOSING,
+        );
         eprintln!("first connection closed; resuming");
         // What the second handshake verifies, if anything, is what to report.
         *verifier.scheme.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -345,15 +215,13 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
         }
     }
     let mut stdout = std::io::stdout();
-    let end = tls_relay::relay(
+    let end = relay::relay(
         conn,
         sock,
-        Plain {
-            source: Box::new(std::io::stdin()),
-            sink: &mut stdout,
-            on_close: None,
-        },
+        Box::new(std::io::stdin()),
+        &mut stdout,
         Duration::from_secs(a.idle_timeout.max(1)),
+        TLS_CLOSING,
     );
     match end {
         End::Clean => Ok(Outcome::Ok),
@@ -399,7 +267,7 @@ fn open(
     let conn = ClientConnection::new(config.clone(), name.clone())
         .map_err(|e| error("configuration", e))?;
     let mut conn = rustls::Connection::Client(conn);
-    tls_relay::handshake(&mut conn, &mut sock, timeout)
+    relay::handshake(&mut conn, &mut sock, timeout)
         .map_err(|e| rejected(format!("{address}: handshake"), e))?;
     Ok((conn, sock))
 }

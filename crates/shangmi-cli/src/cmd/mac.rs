@@ -68,7 +68,7 @@ pub fn hmac(args: HmacArgs) -> Result<Outcome> {
             outcome = Outcome::Error;
             continue;
         };
-        let (escaped, shown) = crate::sm3_cmd::escape(name.as_bytes(), false);
+        let (escaped, shown) = crate::files::escape(name.as_bytes(), false);
         let mut line = Vec::new();
         if escaped {
             line.push(b'\\');

@@ -7,7 +7,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use der::{Decode, EncodePem, pem::LineEnding};
 use shangmi_pki::pkcs12::{self, MacHash, Pkcs12Entry, Pkcs12Params};
 
-use crate::fail::{Outcome, Result, error, rejected};
+use crate::fail::{Outcome, Result, error};
 use crate::files::{Output, read_small};
 use crate::{keyio, secrets};
 
@@ -118,22 +118,6 @@ enum Cmd {
     },
 }
 
-fn open(
-    input: &std::path::Path,
-    password_file: Option<&std::path::Path>,
-) -> Result<pkcs12::Pkcs12> {
-    let data = read_small(input, 16 << 20)?;
-    let password = secrets::password(
-        password_file,
-        &format!("Password for {}", input.display()),
-        false,
-    )?;
-    pkcs12::read(&data, &password).map_err(|e| match e {
-        shangmi_pki::Error::Decryption(_) => rejected(input.display(), e),
-        e => error(input.display(), e),
-    })
-}
-
 fn cert_ders(path: &std::path::Path) -> Result<Vec<Vec<u8>>> {
     shangmi_pki::certificate_ders(&read_small(path, 1 << 20)?).map_err(|e| error(path.display(), e))
 }
@@ -229,7 +213,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             input,
             password_file,
         } => {
-            let p = open(&input, password_file.as_deref())?;
+            let p = keyio::keystore(&input, password_file.as_deref())?;
             let mut text = format!("MAC: {}\n", p.mac);
             for k in &p.keys {
                 text += &format!(
@@ -274,7 +258,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             key_password_file,
             output,
         } => {
-            let p = open(&input, password_file.as_deref())?;
+            let p = keyio::keystore(&input, password_file.as_deref())?;
             let key_pw = match &key_password_file {
                 Some(f) => Some(secrets::password_from_file(f)?),
                 None => None,
@@ -309,24 +293,4 @@ fn hex_prefix(id: &[u8]) -> String {
         s.push_str("...");
     }
     s
-}
-
-/// A keystore's keys, each with its chain: what `tls serve --p12` serves.
-pub fn key_chains(
-    path: &std::path::Path,
-    password_file: Option<&std::path::Path>,
-) -> Result<Vec<pkcs12::KeyWithChain>> {
-    open(path, password_file)?
-        .key_chains()
-        .map_err(|e| error(path.display(), e))
-}
-
-/// A keystore's TLCP pair: what `tlcp serve|connect --p12` use.
-pub fn tlcp_pair(
-    path: &std::path::Path,
-    password_file: Option<&std::path::Path>,
-) -> Result<(pkcs12::KeyWithChain, pkcs12::KeyWithChain)> {
-    open(path, password_file)?
-        .tlcp_pair()
-        .map_err(|e| error(path.display(), e))
 }

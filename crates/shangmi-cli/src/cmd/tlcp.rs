@@ -2,18 +2,19 @@
 //! copies stdin to the connection and the connection to stdout; `serve` echoes or forwards
 //! each connection on shangmi-gateway's connection path (the one `tls serve` runs on).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{ArgGroup, Args as ClapArgs, Subcommand};
 use shangmi_tlcp::{ClientConfig, Connection, Identity, ServerConfig};
 
 use crate::fail::{Outcome, Result, error, rejected};
-use crate::tls_cmd::{describe_chain_der, read_file};
-use crate::tls_serve::{Answer, Bounds, Protocol, serve_site};
+use crate::net::peer::{describe_chain_der, read_file};
+use crate::net::relay::{self, Closing, End};
+use crate::net::serve::{Answer, Bounds, Protocol, serve_site};
 
 #[derive(ClapArgs)]
 #[command(after_help = "\
@@ -103,7 +104,7 @@ impl Pair {
     /// Both identities, all four files given, or none when none is.
     fn load(&self) -> Result<Option<(Identity, Identity)>> {
         if let Some(p12) = &self.p12 {
-            let (sign, enc) = crate::pkcs12_cmd::tlcp_pair(p12, self.password_file.as_deref())?;
+            let (sign, enc) = crate::keyio::tlcp_pair(p12, self.password_file.as_deref())?;
             let id = |h: shangmi_pki::pkcs12::KeyWithChain| {
                 Identity::new(h.chain, h.key).map_err(|e| error(p12.display(), e))
             };
@@ -198,65 +199,16 @@ struct ServeArgs {
     bounds: Bounds,
 }
 
-/// How long a peer has to answer our close_notify (or close) once we have sent it.
-const CLOSE_WAIT: Duration = Duration::from_secs(3);
-/// The relay's read timeout, at which it looks at the clocks above.
-const POLL: Duration = Duration::from_millis(200);
+/// Some TLCP servers (GmSSL's) neither answer close_notify nor close: once ours is sent, a
+/// peer quiet this long has said all it will.
+const CLOSING: Closing = Closing {
+    quiet_after_close: Some(Duration::from_secs(3)),
+};
 
 pub fn run(args: Args) -> Result<Outcome> {
     match args.cmd {
         Cmd::Connect(a) => connect(a),
         Cmd::Serve(a) => serve(a),
-    }
-}
-
-/// Runs the handshake on a blocking socket, within `deadline`.
-fn handshake(conn: &mut Connection, sock: &mut TcpStream, deadline: Instant) -> io::Result<()> {
-    let mut buf = vec![0u8; 32 * 1024];
-    loop {
-        let out = conn.take_tls();
-        if !out.is_empty() {
-            sock.write_all(&out)?;
-        }
-        if !conn.is_handshaking() {
-            return Ok(());
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "handshake deadline",
-            ));
-        }
-        sock.set_read_timeout(Some(left))?;
-        let n = match sock.read(&mut buf) {
-            Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the handshake did not complete in time",
-                ));
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "the peer closed the connection during the handshake",
-            ));
-        }
-        let r = conn.read_tls_bytes(&buf[..n]);
-        let out = conn.take_tls();
-        if !out.is_empty() {
-            sock.write_all(&out)?;
-        }
-        r.map_err(io::Error::other)?;
     }
 }
 
@@ -287,8 +239,7 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
             .map_err(|e| rejected(&a.address, crate::fail::io_cause(&e)))?;
         let _ = sock.set_nodelay(true);
         let mut conn = Connection::client(config.clone(), &name).map_err(|e| error("TLCP", e))?;
-        handshake(&mut conn, &mut sock, Instant::now() + timeout)
-            .map_err(|e| rejected(&a.address, crate::fail::io_cause(&e)))?;
+        relay::handshake(&mut conn, &mut sock, timeout).map_err(|e| rejected(&a.address, e))?;
         let agreed = conn
             .agreed()
             .cloned()
@@ -313,125 +264,21 @@ fn connect(a: ConnectArgs) -> Result<Outcome> {
     }
     let (conn, sock) = open(false)?;
     let idle = Duration::from_secs(a.idle_timeout.max(1));
-    let stdin: Box<dyn Read + Send> = Box::new(io::stdin());
-    let stdout: Box<dyn Write + Send> = Box::new(io::stdout());
-    match relay(conn, sock, stdin, stdout, idle) {
-        Ok(()) => Ok(Outcome::Ok),
-        Err(e) => Err(rejected(&a.address, e)),
+    match relay::relay(
+        conn,
+        sock,
+        Box::new(io::stdin()),
+        &mut io::stdout(),
+        idle,
+        CLOSING,
+    ) {
+        End::Clean => Ok(Outcome::Ok),
+        End::Truncated => Err(rejected(
+            &a.address,
+            "the peer closed the connection without close_notify",
+        )),
+        End::Failed(e) => Err(rejected(&a.address, e)),
     }
-}
-
-/// Copies `source` into the connection and the connection's data into `sink` until both
-/// directions have ended: close_notify after `source`'s EOF, and the peer's close_notify.
-/// Errors: what ended the connection.
-fn relay(
-    conn: Connection,
-    sock: TcpStream,
-    mut source: Box<dyn Read + Send>,
-    mut sink: Box<dyn Write + Send>,
-    idle: Duration,
-) -> std::result::Result<(), String> {
-    let conn = Arc::new(Mutex::new(conn));
-    // Short reads, so that the idle timeout and the wait for an answer to our close_notify
-    // are checked as time passes (a peer may neither answer it nor close: GmSSL's server).
-    sock.set_read_timeout(Some(POLL))
-        .map_err(|e| e.to_string())?;
-    let closed_at: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
-    let writer = {
-        let (conn, mut sock) = (conn.clone(), sock.try_clone().map_err(|e| e.to_string())?);
-        let closed_at = closed_at.clone();
-        std::thread::spawn(move || -> io::Result<()> {
-            let mut buf = vec![0u8; 16 * 1024];
-            loop {
-                let n = source.read(&mut buf)?;
-                let out = {
-                    let mut c = lock(&conn);
-                    if n == 0 {
-                        c.close();
-                    } else {
-                        c.send(&buf[..n]).map_err(io::Error::other)?;
-                    }
-                    c.take_tls()
-                };
-                sock.write_all(&out)?;
-                if n == 0 {
-                    *closed_at.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
-                    return Ok(());
-                }
-            }
-        })
-    };
-    let we_closed = || *closed_at.lock().unwrap_or_else(|p| p.into_inner());
-    let mut sock_r = sock;
-    let mut buf = vec![0u8; 32 * 1024];
-    let mut last = Instant::now();
-    // Data that came in with the end of the handshake (the same read) is delivered first.
-    let early = lock(&conn).take_plaintext();
-    if !early.is_empty() && sink.write_all(&early).and_then(|()| sink.flush()).is_err() {
-        return Err("the output closed".into());
-    }
-    let result = loop {
-        let n = match sock_r.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                if we_closed().is_some_and(|t| t.elapsed() >= CLOSE_WAIT) {
-                    break Ok(());
-                }
-                if last.elapsed() >= idle {
-                    break Err("idle timeout".into());
-                }
-                continue;
-            }
-            Err(e) => break Err(crate::fail::io_cause(&e)),
-        };
-        last = Instant::now();
-        if n == 0 {
-            break if lock(&conn).peer_closed() || we_closed().is_some() {
-                Ok(())
-            } else {
-                Err("the peer closed the connection without close_notify".to_string())
-            };
-        }
-        let (r, data, out, closed) = {
-            let mut c = lock(&conn);
-            let r = c.read_tls_bytes(&buf[..n]);
-            let data = c.take_plaintext();
-            (r, data, c.take_tls(), c.peer_closed())
-        };
-        if !data.is_empty() && sink.write_all(&data).and_then(|()| sink.flush()).is_err() {
-            break Err("the output closed".into());
-        }
-        if !out.is_empty() && sock_r.write_all(&out).is_err() {
-            break Err("the connection broke".into());
-        }
-        if let Err(e) = r {
-            break Err(e.to_string());
-        }
-        if closed {
-            // Our side ends too: close_notify back (the writer may already have sent it).
-            let out = {
-                let mut c = lock(&conn);
-                c.close();
-                c.take_tls()
-            };
-            let _ = sock_r.write_all(&out);
-            break Ok(());
-        }
-    };
-    let _ = sock_r.shutdown(Shutdown::Both);
-    // A writer still reading its source (stdin) is left to the process's end.
-    drop(writer);
-    result
-}
-
-fn lock(c: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
-    c.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn serve(a: ServeArgs) -> Result<Outcome> {

@@ -1,24 +1,15 @@
-//! `shangmi tls serve`: an RFC 8998 server that keeps serving whatever its clients do.
-//!
-//! It runs on shangmi-gateway's connection path, as `tlcp serve` does: at most
-//! `--max-connections` at once (beyond that a connection is closed as soon as it is accepted),
-//! a deadline on the handshake, a timeout on an idle connection, another on a write to a client
-//! that reads nothing, and the handshake's time to connect to the back end, so stalled,
-//! garbage-sending, non-reading or resetting clients cost bounded memory for a bounded time.
-//! Every connection is logged in one line on stderr and the server goes on.
+//! `shangmi tls serve`: an RFC 8998 server that keeps serving whatever its clients do, on
+//! the servers' common path (`net::serve`).
 
-use std::net::ToSocketAddrs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{ArgGroup, Args as ClapArgs};
-use rustls::ServerConfig;
-use shangmi_gateway::config::Limits;
-use shangmi_gateway::site::{Generation, Site};
-use shangmi_gateway::upstream::{Caps, Kind, Upstream};
 
+use super::{Group, Suite, certified_key, keystore_key, provider, roots};
 use crate::fail::{Outcome, Result, error};
-use crate::tls_cmd::{Group, Suite, certified_key, provider, roots};
+use crate::net::peer::read_file;
+use crate::net::serve::{Answer, Bounds, Protocol, serve_site};
 
 #[derive(ClapArgs)]
 #[command(group(ArgGroup::new("mode").required(true).args(["echo", "forward", "response"])))]
@@ -80,24 +71,6 @@ pub struct ServeArgs {
     hedged: bool,
 }
 
-/// The first key of a PKCS#12 keystore with its chain, as rustls serves it.
-pub(crate) fn keystore_key(
-    p12: &Path,
-    password_file: Option<&Path>,
-    presign: bool,
-) -> Result<rustls::sign::CertifiedKey> {
-    let held = crate::pkcs12_cmd::key_chains(p12, password_file)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| error(p12.display(), "no key in the keystore"))?;
-    let mut signer = shangmi_rustls::Sm2SigningKey::new(held.key);
-    if presign {
-        signer = signer.with_presign_pool(64);
-    }
-    let chain = held.chain.into_iter().map(Into::into).collect();
-    shangmi_rustls::certified_key(chain, signer).map_err(|e| error(p12.display(), e))
-}
-
 pub fn serve(a: ServeArgs) -> Result<Outcome> {
     let provider = provider(a.suite, &a.groups);
     let mut key = match (&a.p12, &a.cert, &a.key) {
@@ -108,7 +81,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
         _ => return Err(error("serve", "--cert and --key, or --p12")),
     };
     if let Some(chain) = &a.chain {
-        let extra = shangmi_rustls::load_certificates(&crate::tls_cmd::read_file(chain)?)
+        let extra = shangmi_rustls::load_certificates(&read_file(chain)?)
             .map_err(|e| error(chain.display(), e))?;
         key.cert.extend(extra);
     }
@@ -135,98 +108,6 @@ pub fn serve(a: ServeArgs) -> Result<Outcome> {
         &a.bounds,
         a.client_ca.is_some(),
     )
-}
-
-/// The one protocol a command-line server speaks.
-pub enum Protocol {
-    /// TLS 1.3 with the SM suites.
-    Rfc8998(Arc<ServerConfig>),
-    /// TLCP.
-    Tlcp(Arc<shangmi_tlcp::ServerConfig>),
-}
-
-/// What a command-line server does with a connection once its handshake is done.
-pub enum Answer {
-    /// Sends back what the client sends.
-    Echo,
-    /// Relays to this TCP service.
-    Forward(String),
-    /// Answers with these bytes, then closes.
-    Respond(Vec<u8>),
-}
-
-impl Answer {
-    /// The gateway's upstream for it; the back end gets the handshake's time to connect.
-    fn upstream(self, limits: &Limits) -> Result<Upstream> {
-        let (kind, addrs) = match self {
-            Answer::Echo => (Kind::Echo, Vec::new()),
-            Answer::Respond(r) => (Kind::Respond(r.into()), Vec::new()),
-            Answer::Forward(to) => (Kind::Tcp, vec![to]),
-        };
-        Upstream::new(kind, addrs, &Caps::of(limits)).map_err(|e| error("--forward", e))
-    }
-}
-
-/// The command line's bounds on a server, in whole seconds (`tls serve` and `tlcp serve`).
-#[derive(ClapArgs)]
-pub struct Bounds {
-    /// Connections served at once; more are closed on arrival.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    pub max_connections: usize,
-    /// Seconds a client has to complete its handshake.
-    #[arg(long, default_value_t = 10, value_name = "S")]
-    pub handshake_timeout: u64,
-    /// Seconds without traffic before a connection is closed.
-    #[arg(long, default_value_t = 300, value_name = "S")]
-    pub idle_timeout: u64,
-    /// Seconds a write may wait on a client (or back end) that reads nothing before the
-    /// connection is closed.
-    #[arg(long, default_value_t = 30, value_name = "S")]
-    pub write_timeout: u64,
-}
-
-/// Serves `protocol` on `listen` with the gateway's connection path (the one place
-/// connections are accepted, limited, timed out and logged) until the process is stopped.
-pub fn serve_site(
-    listen: &str,
-    protocol: Protocol,
-    answer: Answer,
-    b: &Bounds,
-    client_auth: bool,
-) -> Result<Outcome> {
-    let addr = listen
-        .to_socket_addrs()
-        .map_err(|e| error(listen, e))?
-        .next()
-        .ok_or_else(|| error(listen, "resolves to no address"))?;
-    let (tlcp, sm2) = match protocol {
-        Protocol::Rfc8998(c) => (None, Some(c)),
-        Protocol::Tlcp(c) => (Some(c), None),
-    };
-    let secs = |s: u64| s.max(1) as f64;
-    let limits = Limits {
-        max_connections: b.max_connections.max(1),
-        // One client may take them all: the command line serves one party's tests.
-        max_connections_per_address: 0,
-        handshake_timeout: secs(b.handshake_timeout),
-        idle_timeout: secs(b.idle_timeout),
-        write_timeout: secs(b.write_timeout),
-        connect_timeout: secs(b.handshake_timeout),
-        upstream_retry: 1.0,
-        ..Limits::default()
-    };
-    let site = Site {
-        names: Vec::new(),
-        tlcp,
-        sm2,
-        international: None,
-        client_auth,
-        upstream: answer.upstream(&limits)?,
-    };
-    match shangmi_gateway::run::serve_blocking(Generation::single(addr, site, limits)) {
-        Ok(never) => match never {},
-        Err(e) => Err(error(listen, e)),
-    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! writes (PEM keys as `openssl genpkey -algorithm SM2` writes them, DER signatures, the DER
 //! ciphertext of `openssl pkeyutl -encrypt`).
 
+mod forms;
+mod inspect;
+
 use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
@@ -17,8 +20,7 @@ use crate::files::{Input, Output, Through, io_error_on, open_input, print, read_
 use crate::held::verified;
 use crate::keyio;
 use crate::progress::Progress;
-use crate::sm2_forms::{self, CipherText, SigForm};
-use crate::sm2_inspect;
+use forms::{CipherText, SigForm};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -375,7 +377,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                 };
                 digest(&z, input).is_ok_and(|e| key.verify_digest(&e, s).is_ok())
             };
-            if let Some(hint) = sm2_forms::verify_hint(form, &sig_bytes, &id, verifies_with) {
+            if let Some(hint) = forms::verify_hint(form, &sig_bytes, &id, verifies_with) {
                 crate::fail::report(sig.display(), format!("hint: {hint}"));
             }
             Ok(Outcome::Mismatch)
@@ -406,7 +408,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         }
         Cmd::Inspect { file } => {
             let data = read_small(&file, HINT_LIMIT)?;
-            let mut text = sm2_inspect::describe(&data).join("\n");
+            let mut text = inspect::describe(&data).join("\n");
             text.push('\n');
             print(&text)?;
             Ok(Outcome::Ok)
@@ -461,7 +463,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                 && f.outcome == Outcome::Mismatch
                 && let Some(path) = input.as_deref().filter(|p| p.as_os_str() != "-")
                 && let Ok(data) = read_small(path, HINT_LIMIT)
-                && let Some(hint) = sm2_forms::decrypt_hint(format, form, &data)
+                && let Some(hint) = forms::decrypt_hint(format, form, &data)
             {
                 crate::fail::report(path.display(), format!("hint: {hint}"));
             }
@@ -506,22 +508,22 @@ fn convert(
     }
     match kind {
         ConvertKind::Key => {
-            let to: sm2_inspect::KeyOut = form("--to", to)?;
+            let to: inspect::KeyOut = form("--to", to)?;
             let key = keyio::private_key(input, password_file)?;
-            sm2_inspect::key_bytes(&key, to).map_err(|e| error(&name, e))
+            inspect::key_bytes(&key, to).map_err(|e| error(&name, e))
         }
         ConvertKind::Pub => {
-            let to: sm2_inspect::PubOut = form("--to", to)?;
+            let to: inspect::PubOut = form("--to", to)?;
             let key = keyio::public_key(input, password_file)?;
             Ok(Zeroizing::new(
-                sm2_inspect::pub_bytes(&key, to).map_err(|e| error(&name, e))?,
+                inspect::pub_bytes(&key, to).map_err(|e| error(&name, e))?,
             ))
         }
         ConvertKind::Sig => {
             let from: SigForm = form("--from", from.ok_or_else(|| error("--from", "needed"))?)?;
             let to: SigForm = form("--to", to)?;
             let data = read_small(input, 64 * 1024)?;
-            let out = sm2_inspect::convert_sig(&data, from, to).ok_or_else(|| {
+            let out = inspect::convert_sig(&data, from, to).ok_or_else(|| {
                 error(
                     &name,
                     format!("not a signature in the {} form", from.name()),
@@ -593,7 +595,7 @@ fn public_key_bytes(key: &sm2::VerifyingKey, form: KeyForm) -> Result<Vec<u8>> {
     Ok(match form {
         KeyForm::Pem => key.to_public_key_pem().map_err(fail)?.into_bytes(),
         KeyForm::Der => key.to_public_key_der().map_err(fail)?,
-        KeyForm::Hex => sm2_forms::hex_line(&key.to_uncompressed()),
+        KeyForm::Hex => forms::hex_line(&key.to_uncompressed()),
     })
 }
 
@@ -642,7 +644,7 @@ fn keygen(
             }
             (KeyForm::Der, false) => Zeroizing::new(key.to_pkcs8_der().map_err(fail)?.to_vec()),
             (KeyForm::Der, true) => Zeroizing::new(key.to_sec1_der().map_err(fail)?.to_vec()),
-            (KeyForm::Hex, _) => sm2_forms::hex_line_secret(&key.to_bytes()[..]),
+            (KeyForm::Hex, _) => forms::hex_line_secret(&key.to_bytes()[..]),
         },
     };
     // Both outputs are prepared before either is committed, and named files are committed

@@ -116,7 +116,7 @@ fn print_sum(args: &Args, name: &OsStr, out: &mut Output) -> Outcome {
     match hash_file(name) {
         Ok(digest) => {
             let hex = to_hex(&digest);
-            let (escaped, shown) = escape(name.as_bytes(), args.zero);
+            let (escaped, shown) = crate::files::escape(name.as_bytes(), args.zero);
             let mut line = Vec::new();
             if escaped {
                 line.push(b'\\');
@@ -216,7 +216,7 @@ fn check_list(args: &Args, list: &OsStr, out: &mut Output) -> Outcome {
         };
         t.listed += 1;
         let name = OsString::from_vec(name);
-        let (escaped, shown) = escape(name.as_bytes(), args.zero);
+        let (escaped, shown) = crate::files::escape(name.as_bytes(), args.zero);
         let mut verdict = |word: &str| {
             if !args.status {
                 let mut l = Vec::new();
@@ -344,24 +344,6 @@ pub fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// coreutils' escaping: a name holding a backslash, newline or carriage return is printed with
-/// those escaped, and the whole line is marked by a leading backslash. Not with --zero.
-pub fn escape(name: &[u8], zero: bool) -> (bool, Vec<u8>) {
-    if zero || !name.iter().any(|b| matches!(b, b'\\' | b'\n' | b'\r')) {
-        return (false, name.to_vec());
-    }
-    let mut out = Vec::with_capacity(name.len() + 4);
-    for &b in name {
-        match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            _ => out.push(b),
-        }
-    }
-    (true, out)
-}
-
 fn unescape(name: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(name.len());
     let mut it = name.iter();
@@ -453,7 +435,13 @@ mod tests {
         ] {
             assert_eq!(parse_line(bad.as_bytes()), None, "{bad}");
         }
-        assert_eq!(escape(b"a\nb", false), (true, b"a\\nb".to_vec()));
-        assert_eq!(escape(b"plain", false), (false, b"plain".to_vec()));
+        assert_eq!(
+            crate::files::escape(b"a\nb", false),
+            (true, b"a\\nb".to_vec())
+        );
+        assert_eq!(
+            crate::files::escape(b"plain", false),
+            (false, b"plain".to_vec())
+        );
     }
 }
