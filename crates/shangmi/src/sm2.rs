@@ -34,7 +34,7 @@ mod tests;
 
 pub use encodings::keyfile::KeyFileError;
 pub use encodings::pbes2::{
-    Cipher, DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Prf,
+    Cipher, DEFAULT_PBKDF2_ITERATIONS, EncryptionParams, MAX_PBKDF2_ITERATIONS, Pbkdf2Prf, Prf,
     is_encrypted_pkcs8_der, pbes2_decrypt, pbes2_encrypt,
 };
 pub use protocols::batch::{BatchItem, SignatureEncoding, verify_batch};
