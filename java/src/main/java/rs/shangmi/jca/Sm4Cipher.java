@@ -90,7 +90,12 @@ public final class Sm4Cipher extends CipherSpi {
 
     private long stream() {
         if (stream == null) {
-            throw new IllegalStateException("SM4 cipher not initialised");
+            if (key == null) {
+                throw new IllegalStateException("SM4 cipher not initialised");
+            }
+            // Made when first used: after an init or a doFinal (the next message starts over
+            // from the same key and IV), so an init after a doFinal makes one, not two.
+            stream = new NativeRef(this, Native.sm4Stream(key.handle(), mode, padding, encrypt, iv));
         }
         return stream.handle();
     }
@@ -190,11 +195,12 @@ public final class Sm4Cipher extends CipherSpi {
         restart();
     }
 
+    /** Drops the stream in progress; the next use starts one from the key and IV. */
     private void restart() {
         if (stream != null) {
             stream.release();
+            stream = null;
         }
-        stream = new NativeRef(this, Native.sm4Stream(key.handle(), mode, padding, encrypt, iv));
     }
 
     private void release() {
