@@ -78,7 +78,7 @@ fn verify_certificate(
         v = v.at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(t));
     }
     for l in crls {
-        v = v.with_encoded_crls(&l.0).or_raise()?;
+        v = v.with_crls(shangmi_pki::crls(&l.0).or_raise()?);
     }
     let others = certs(untrusted)?;
     let path = py.detach(|| v.verify(&leaf, &others)).or_raise()?;

@@ -82,7 +82,7 @@ pub unsafe extern "C" fn shangmi_x509_verify(
         let crl_data = unsafe { input(crls, crls_len)? };
         let mut v = Verifier::new(anchors);
         if !crl_data.is_empty() {
-            v = v.with_encoded_crls(crl_data).map_err(err)?;
+            v = v.with_crls(shangmi_pki::crls(crl_data).map_err(err)?);
         }
         if !id.is_null() {
             // SAFETY: the caller's contract above.

@@ -54,35 +54,31 @@ pub(crate) fn verify(
     alg: &AlgorithmIdentifierOwned,
     signature: &BitString,
 ) -> Result<(), String> {
-    verify_with(key, id, tbs, alg, signature, |k, id, m, sig| {
-        k.verify_with_id(id, m, sig).is_ok()
-    })
+    let sig = signature_of(alg, signature)?;
+    key.verify_with_id(id, tbs, &sig)
+        .map_err(|_| does_not_verify(id))
 }
 
-/// [`verify`] with the SM2 verification itself supplied (a precomputed key's, say).
-pub(crate) fn verify_with(
-    key: &VerifyingKey,
-    id: &[u8],
-    tbs: &[u8],
+/// The SM2 signature in a signed structure's BIT STRING, its algorithm checked.
+pub(crate) fn signature_of(
     alg: &AlgorithmIdentifierOwned,
     signature: &BitString,
-    sm2_verify: impl FnOnce(&VerifyingKey, &[u8], &[u8], &Signature) -> bool,
-) -> Result<(), String> {
+) -> Result<Signature, String> {
     check_signature_algorithm(alg).map_err(|e| e.to_string())?;
     let bytes = signature
         .as_bytes()
         .ok_or_else(|| "the signature BIT STRING has unused bits".to_string())?;
-    let sig =
-        Signature::from_der(bytes).map_err(|_| "the signature is not DER (r, s)".to_string())?;
-    sm2_verify(key, id, tbs, &sig).then_some(()).ok_or_else(|| {
-        let shown = String::from_utf8_lossy(id);
-        if id.is_empty() {
-            "does not verify with an empty SM2 ID".to_string()
-        } else {
-            format!(
-                "does not verify with SM2 ID \"{shown}\" (OpenSSL 3 signs with an empty ID \
-                 unless given -sigopt distid:{shown}; an empty ID can be chosen for it)"
-            )
-        }
-    })
+    Signature::from_der(bytes).map_err(|_| "the signature is not DER (r, s)".to_string())
+}
+
+/// What a signature that does not verify with the SM2 ID `id` is reported as.
+pub(crate) fn does_not_verify(id: &[u8]) -> String {
+    if id.is_empty() {
+        return "does not verify with an empty SM2 ID".to_string();
+    }
+    let shown = String::from_utf8_lossy(id);
+    format!(
+        "does not verify with SM2 ID \"{shown}\" (OpenSSL 3 signs with an empty ID unless \
+         given -sigopt distid:{shown}; an empty ID can be chosen for it)"
+    )
 }

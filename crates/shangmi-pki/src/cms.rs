@@ -286,7 +286,7 @@ pub(crate) fn verify_signers(
                 si.signature_algorithm.oid
             )));
         }
-        let key = crate::alg::public_key(cert.tbs_certificate().subject_public_key_info())?;
+        let key = *cert.public_key()?;
         let sig = Signature::from_der(si.signature.as_bytes())
             .map_err(|_| bad("a signature is not DER (r, s)"))?;
         let signed_bytes = match &si.signed_attrs {
@@ -357,7 +357,7 @@ pub(crate) fn signer_infos(
         .map_err(|e| Error::InvalidArgument(format!("signing time: {e}")))?;
     let mut infos = Vec::new();
     for s in signers {
-        let public = crate::alg::public_key(s.cert.tbs_certificate().subject_public_key_info())?;
+        let public = *s.cert.public_key()?;
         if public != *s.key.verifying_key() {
             return Err(Error::InvalidArgument(format!(
                 "the key is not the key of \"{}\"",

@@ -4,12 +4,11 @@
 use const_oid::AssociatedOid;
 use der::{Decode, Encode};
 use x509_cert::Certificate;
-use x509_cert::crl::CertificateList;
 use x509_cert::ext::pkix::SubjectAltName;
 use x509_cert::ext::pkix::name::GeneralName;
 use x509_cert::request::{CertReq, ExtensionReq};
 
-use crate::Error;
+use crate::{Crl, Error};
 
 /// Inputs longer than any real certificate file are refused before parsing.
 const MAX_INPUT: usize = 16 << 20;
@@ -150,20 +149,6 @@ pub(crate) fn included_certificate_ders(content: &[u8]) -> Result<Vec<Vec<u8>>, 
     Ok(Vec::new())
 }
 
-/// The signed part of a certificate (its TBSCertificate, or a CRL's TBSCertList) exactly as
-/// encoded in `der`: what the signature was made over, which a parsed-and-re-encoded copy
-/// may not be (explicit DEFAULT values such as `critical FALSE` are read, then not written).
-pub(crate) fn signed_part(der: &[u8]) -> Result<Vec<u8>, Error> {
-    let outer = der::asn1::AnyRef::from_der(der)
-        .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
-    let mut reader = der::SliceReader::new(outer.value())
-        .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
-    let tbs: der::asn1::AnyRef<'_> = der::Decode::decode(&mut reader)
-        .map_err(|e| Error::Malformed(format!("certificate: {e}")))?;
-    tbs.to_der()
-        .map_err(|e| Error::Malformed(format!("certificate: {e}")))
-}
-
 /// A request in the form CFCA's tools write: `CertificationRequestInfo` without its
 /// `attributes` field (RFC 2986 makes it mandatory, OpenSSL reads it anyway). Read as a
 /// request with no attributes; its signature is checked over the bytes as written.
@@ -221,14 +206,12 @@ pub fn requests(data: &[u8]) -> Result<Vec<CertReq>, Error> {
     .collect())
 }
 
-/// Every CRL in `data` (PEM `X509 CRL`, or DER).
-pub fn crls(data: &[u8]) -> Result<Vec<CertificateList>, Error> {
-    blocks(data, &["X509 CRL"], "CRL")
-}
-
-/// Every CRL in `data` as the DER bytes written there.
-pub fn crl_ders(data: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
-    Ok(pem_bodies(data, &["X509 CRL"], "CRL")?.unwrap_or_else(|| vec![data.to_vec()]))
+/// Every CRL in `data` (PEM `X509 CRL`, or DER), each keeping the bytes written there.
+pub fn crls(data: &[u8]) -> Result<Vec<Crl>, Error> {
+    match pem_bodies(data, &["X509 CRL"], "CRL")? {
+        Some(ders) => ders.iter().map(|d| Crl::from_der(d)).collect(),
+        None => Ok(vec![Crl::from_der(data)?]),
+    }
 }
 
 /// Checks a request's signature, made by the key it carries, with the SM2 ID `id`.

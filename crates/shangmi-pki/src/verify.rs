@@ -8,13 +8,13 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use const_oid::AssociatedOid;
-use der::{Decode, Encode};
+use der::Decode;
 use shangmi::sm2::{PrecomputedVerifyingKey, Signature, VerifyingKey};
 use x509_cert::Certificate;
 use x509_cert::crl::CertificateList;
 use x509_cert::ext::pkix::{BasicConstraints, KeyUsage, KeyUsages};
 
-use crate::{Cert, DEFAULT_ID, Error, Rule};
+use crate::{Cert, Crl, DEFAULT_ID, Error, Rule};
 
 /// No real chain is longer; a loop of cross-certificates stops here.
 const MAX_DEPTH: usize = 8;
@@ -65,13 +65,6 @@ impl core::fmt::Debug for KeyCache {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("KeyCache")
     }
-}
-
-/// A CRL and its signed part as encoded (what the signature covers).
-#[derive(Clone, Debug)]
-struct Crl {
-    list: CertificateList,
-    signed: Vec<u8>,
 }
 
 /// How many issuer signatures one verification may try while it searches for a path: cross
@@ -159,26 +152,12 @@ impl Verifier {
     }
 
     /// CRLs to check revocation against (a CRL counts for the issuer that signed it), each
-    /// signature checked over its DER encoding; for CRLs as received use
-    /// [`Verifier::with_encoded_crls`], which keeps their bytes.
-    pub fn with_crls(mut self, crls: Vec<CertificateList>) -> Self {
-        for list in crls {
-            let signed = list.tbs_cert_list.to_der().unwrap_or_default();
-            self.crls.push(Crl { list, signed });
-        }
+    /// signature checked over its signed part as the CRL holds it ([`Crl::signed_part`]:
+    /// read them with [`crls`](crate::crls) to keep the bytes received). The one door for
+    /// revocation: TLCP's, RFC 8998's and the gateway's checks come through here.
+    pub fn with_crls<L: Into<Crl>>(mut self, crls: impl IntoIterator<Item = L>) -> Self {
+        self.crls.extend(crls.into_iter().map(Into::into));
         self
-    }
-
-    /// CRLs in PEM or DER as received, each signature checked over its signed part as
-    /// encoded.
-    pub fn with_encoded_crls(mut self, data: &[u8]) -> Result<Self, Error> {
-        for der in crate::read::crl_ders(data)? {
-            let list = CertificateList::from_der(&der)
-                .map_err(|e| Error::Malformed(format!("CRL: {e}")))?;
-            let signed = crate::read::signed_part(&der)?;
-            self.crls.push(Crl { list, signed });
-        }
-        Ok(self)
     }
 
     /// Verifies `cert` up to an anchor, using `untrusted` as intermediates; returns the path,
@@ -234,11 +213,10 @@ impl Verifier {
                 "no anchor within 8 certificates",
             )));
         }
-        let issuer_name = current.tbs_certificate().issuer();
         let mut named = 0;
         let mut best: Option<Failure> = None;
         for candidate in self.anchors.iter().chain(untrusted) {
-            if candidate.tbs_certificate().subject() != issuer_name || path.contains(candidate) {
+            if candidate.raw_subject() != current.raw_issuer() || path.contains(candidate) {
                 continue;
             }
             named += 1;
@@ -283,7 +261,10 @@ impl Verifier {
                 error: chain_err(
                     &current,
                     Rule::NoIssuer,
-                    format!("no trusted or given certificate is its issuer \"{issuer_name}\""),
+                    format!(
+                        "no trusted or given certificate is its issuer \"{}\"",
+                        current.tbs_certificate().issuer()
+                    ),
                 ),
                 signed: false,
             });
@@ -296,20 +277,18 @@ impl Verifier {
     }
 
     fn signature_ok(&self, c: &Cert, issuer: &Cert) -> Result<(), String> {
-        let key: VerifyingKey =
-            crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())
-                .map_err(|e| format!("issuer \"{}\": {e}", subject(issuer)))?;
+        let key = issuer
+            .public_key()
+            .map_err(|e| format!("issuer \"{}\": {e}", subject(issuer)))?;
         if c.signature_algorithm() != c.tbs_certificate().signature() {
             return Err("the signature algorithm inside and outside the signed part differ".into());
         }
-        crate::alg::verify_with(
-            &key,
-            &self.id,
-            c.signed_part(),
-            c.signature_algorithm(),
-            c.signature(),
-            |k, id, m, sig| self.keys.verify(k, id, m, sig),
-        )
+        let sig = crate::alg::signature_of(c.signature_algorithm(), c.signature())?;
+        if self.keys.verify(key, &self.id, c.signed_part(), &sig) {
+            Ok(())
+        } else {
+            Err(crate::alg::does_not_verify(&self.id))
+        }
     }
 
     /// Rules every certificate on the path keeps: validity, no unknown critical extension.
@@ -383,26 +362,19 @@ impl Verifier {
     /// `c` is not revoked by a CRL its issuer signed. A CRL that names the issuer but does not
     /// verify under its key is skipped only when another CRL of that name does (two CAs may
     /// share a name); when none does, that is an error, never silence.
-    fn check_revocation(
-        &self,
-        c: &Certificate,
-        issuer: &Certificate,
-        at: SystemTime,
-    ) -> Result<(), Error> {
-        let issuer_name = c.tbs_certificate().issuer();
-        let named: Vec<&Crl> = self
+    fn check_revocation(&self, c: &Cert, issuer: &Cert, at: SystemTime) -> Result<(), Error> {
+        let named = self
             .crls
             .iter()
-            .filter(|l| &l.list.tbs_cert_list.issuer == issuer_name)
-            .collect();
+            .filter(|l| l.raw_issuer() == c.raw_issuer());
         let mut bad_signature = None;
         let mut verified = 0;
-        for Crl { list: crl, signed } in named {
-            let key = crate::alg::public_key(issuer.tbs_certificate().subject_public_key_info())?;
+        for crl in named {
+            let key = issuer.public_key()?;
             if let Err(e) = crate::alg::verify(
-                &key,
+                key,
                 &self.id,
-                signed,
+                crl.signed_part(),
                 &crl.signature_algorithm,
                 &crl.signature,
             ) {

@@ -214,9 +214,12 @@ fn signatures_are_checked_over_the_bytes_as_encoded() {
     )
     .unwrap();
     let list = with_explicit_defaults(&list.to_der().unwrap(), &p.mid_key, 0xa0);
-    let revoking = v.clone().with_encoded_crls(&list).unwrap();
+    let revoking = v.clone().with_crls(crls(&list).unwrap());
     assert_eq!(rule(revoking.verify(&kept, &mid)), Some(Rule::Revoked));
-    let reencoded = v.clone().with_crls(crls(&list).unwrap());
+    // Decoded, then encoded again: the explicit defaults are gone and the signature fails.
+    let decoded: Vec<shangmi_pki::CertificateList> =
+        crls(&list).unwrap().iter().map(|c| (**c).clone()).collect();
+    let reencoded = v.clone().with_crls(decoded);
     assert_eq!(rule(reencoded.verify(&kept, &mid)), Some(Rule::Crl));
 }
 

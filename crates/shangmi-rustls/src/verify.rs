@@ -12,7 +12,6 @@
 
 use std::sync::Arc;
 
-use der::Decode;
 use pki_types::SignatureVerificationAlgorithm;
 use pki_types::{AlgorithmIdentifier, CertificateDer, InvalidSignature, ServerName, UnixTime};
 use rustls::client::WebPkiServerVerifier;
@@ -112,15 +111,13 @@ pub fn verify_tls13_sm2(
     cert: &CertificateDer<'_>,
     signature: &[u8],
 ) -> Result<HandshakeSignatureValid, Error> {
-    let parsed = shangmi_pki::Certificate::from_der(cert.as_ref())
+    let parsed = shangmi_pki::Cert::from_der(cert.as_ref())
         .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))?;
-    let key = shangmi_pki::public_key(parsed.tbs_certificate().subject_public_key_info()).map_err(
-        |_| {
-            Error::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(
-                NotSm2,
-            ))))
-        },
-    )?;
+    let key = parsed.public_key().map_err(|_| {
+        Error::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(
+            NotSm2,
+        ))))
+    })?;
     let sig = Signature::from_der(signature)
         .map_err(|_| Error::InvalidCertificate(CertificateError::BadSignature))?;
     key.verify_with_id(TLS13_SM2_ID, message, &sig)
@@ -389,16 +386,14 @@ impl Sm2ClientVerifier {
         provider: Arc<CryptoProvider>,
         crls: &[u8],
     ) -> Result<Arc<Self>, Error> {
-        let ders = shangmi_pki::crl_ders(crls).map_err(|e| Error::General(format!("CRL: {e}")))?;
-        let chains = roots
-            .chains()
-            .with_encoded_crls(crls)
-            .map_err(|e| Error::General(format!("CRL: {e}")))?;
+        let crls = shangmi_pki::crls(crls).map_err(|e| Error::General(format!("CRL: {e}")))?;
+        let ders: Vec<_> = crls
+            .iter()
+            .map(|c| rustls::pki_types::CertificateRevocationListDer::from(c.der().to_vec()))
+            .collect();
+        let chains = roots.chains().with_crls(crls);
         let inner = WebPkiClientVerifier::builder_with_provider(roots.store.clone(), provider)
-            .with_crls(
-                ders.into_iter()
-                    .map(rustls::pki_types::CertificateRevocationListDer::from),
-            )
+            .with_crls(ders)
             .allow_unknown_revocation_status()
             .build()
             .map_err(|e| Error::General(format!("CRL: {e}")))?;

@@ -213,9 +213,8 @@ impl ServerConfig {
             .client_auth
             .take()
             .ok_or_else(|| Error::Certificate("CRLs without client authentication".into()))?;
-        let verifier = verifier
-            .with_encoded_crls(crls)
-            .map_err(|e| Error::Certificate(format!("CRL: {e}")))?;
+        let crls = shangmi_pki::crls(crls).map_err(|e| Error::Certificate(format!("CRL: {e}")))?;
+        let verifier = verifier.with_crls(crls);
         self.client_auth = Some((verifier, names));
         Ok(self)
     }

@@ -305,7 +305,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             }
             let mut v = Verifier::new(anchors).with_id(sm2_id.as_bytes());
             for p in &crl {
-                v = v.with_encoded_crls(&read(p)?).map_err(|e| input(p, e))?;
+                v = v.with_crls(shangmi_pki::crls(&read(p)?).map_err(|e| input(p, e))?);
             }
             if let Some(t) = at {
                 v = v.at(time(&t)?);
@@ -334,7 +334,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             } else if let Ok(r) = shangmi_pki::requests(&data) {
                 r.iter().map(shangmi_pki::describe_request).collect()
             } else if let Ok(l) = shangmi_pki::crls(&data) {
-                l.iter().map(shangmi_pki::describe_crl).collect()
+                l.iter().map(|c| shangmi_pki::describe_crl(c)).collect()
             } else {
                 return Err(error(
                     file.display(),
