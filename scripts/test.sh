@@ -71,8 +71,9 @@ step "the library builds with frame pointers (as profilers build it): its asm fi
 RUSTFLAGS="-C force-frame-pointers=yes" cargo build --quiet --locked -p shangmi \
   --target-dir target/frame-pointers
 
-step "generated constants are current"
+step "generated constants are current; ARCHITECTURE.md's map matches the tree"
 python3 tools/sm4_constants.py --check
+python3 tools/check_architecture.py
 
 step "interop peers: OpenSSL 4.0, Tongsuo 8.5 and GmSSL 3.1 built once into a cache outside the repository; BouncyCastle; Chromium"
 # The interop tests build them on demand too; building them here keeps the build's minutes out
