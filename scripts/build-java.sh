@@ -27,14 +27,20 @@ if [ ! -x "$tools/bin/cargo-zigbuild" ]; then
 fi
 export PATH="$tools/bin:$PATH"
 
+# The two builds' target directories, kept outside the repository between runs.
+# shellcheck source=lib/build-cache.sh
+. scripts/lib/build-cache.sh
+zig=$(build_dir zig)
+zig_aarch64=$(build_dir zig-aarch64)
+
 out=$PWD/target/java-native
 rm -rf "$out"
 mkdir -p "$out/linux-x86_64" "$out/linux-aarch64"
 
 echo "libshangmi_jni for x86_64, glibc $FLOOR"
 cargo zigbuild --quiet --release --locked -p shangmi-jni \
-  --target "x86_64-unknown-linux-gnu.$FLOOR" --target-dir target/zig
-cp target/zig/x86_64-unknown-linux-gnu/release/libshangmi_jni.so "$out/linux-x86_64/"
+  --target "x86_64-unknown-linux-gnu.$FLOOR" --target-dir "$zig"
+cp "$zig/x86_64-unknown-linux-gnu/release/libshangmi_jni.so" "$out/linux-x86_64/"
 
 echo "libshangmi_jni for aarch64, glibc $FLOOR"
 # shellcheck source=lib/aarch64-toolchain.sh
@@ -47,8 +53,8 @@ else
 fi
 # Its own target directory: a different compiler would otherwise invalidate the host build.
 RUSTC=$aarch64_rustc cargo zigbuild --quiet --release --locked -p shangmi-jni \
-  --target "$AARCH64_TARGET.$FLOOR" --target-dir target/zig-aarch64
-cp "target/zig-aarch64/$AARCH64_TARGET/release/libshangmi_jni.so" "$out/linux-aarch64/"
+  --target "$AARCH64_TARGET.$FLOOR" --target-dir "$zig_aarch64"
+cp "$zig_aarch64/$AARCH64_TARGET/release/libshangmi_jni.so" "$out/linux-aarch64/"
 
 # Every versioned glibc symbol either library needs, newest first.
 newest_glibc() {

@@ -51,12 +51,15 @@ mkdir -p "$build" "$pkg"
 # their own std and library. std without its default features: wasm32-unknown-unknown has no
 # backtraces to symbolise, and its build then skips their DWARF readers.
 modules=$build/modules
+# shellcheck source=lib/build-cache.sh
+. scripts/lib/build-cache.sh
+wasm_target=$(build_dir wasm)
 build() { # module name, extra rustflags
   env -u CARGO_BUILD_RUSTFLAGS RUSTFLAGS="$2" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
     /usr/bin/cargo build -q --release --target wasm32-unknown-unknown \
     -Z build-std=std,panic_abort -Z build-std-features= --manifest-path wasm/Cargo.toml \
-    --target-dir target/wasm
-  cp target/wasm/wasm32-unknown-unknown/release/shangmi_wasm.wasm "$modules/$1/shangmi_wasm.wasm"
+    --target-dir "$wasm_target"
+  cp "$wasm_target/wasm32-unknown-unknown/release/shangmi_wasm.wasm" "$modules/$1/shangmi_wasm.wasm"
 }
 mkdir -p "$modules/scalar" "$modules/simd"
 build scalar ""

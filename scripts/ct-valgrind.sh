@@ -14,7 +14,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
   exit 1
 fi
 
-export CARGO_TARGET_DIR=target/ctgrind
+# shellcheck source=lib/build-cache.sh
+. scripts/lib/build-cache.sh
+CARGO_TARGET_DIR=$(build_dir ctgrind)
+export CARGO_TARGET_DIR
 RUSTFLAGS="--cfg shangmi_ctgrind -C debuginfo=1" \
   cargo build --quiet --release --locked -p shangmi --example ctgrind
 bin="$CARGO_TARGET_DIR/release/examples/ctgrind"

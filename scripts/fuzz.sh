@@ -36,9 +36,12 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares -Cllvm-args=-simplifycfg-branch-fold-threshold=0 \
 --cfg fuzzing -Cdebug-assertions=on -Coverflow-checks=on -Ccodegen-units=1"
+# shellcheck source=lib/build-cache.sh
+. scripts/lib/build-cache.sh
+fuzz_target=$(build_dir fuzz)
 cargo +nightly build --quiet --release --locked --manifest-path fuzz/Cargo.toml \
-  --target "$host" --target-dir fuzz/target --bins
-bin=fuzz/target/$host/release
+  --target "$host" --target-dir "$fuzz_target" --bins
+bin=$fuzz_target/$host/release
 
 # One target: its summary line, or on a crash the log's tail and a marker file for the end.
 fuzz_one() {
