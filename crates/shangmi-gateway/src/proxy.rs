@@ -249,46 +249,9 @@ async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
 }
 
 async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
-    let start = Instant::now();
-    let limits = &cx.generation.limits;
-    let s = &cx.session;
-    let path = req
-        .uri()
-        .path_and_query()
-        .map_or("/".to_string(), |p| p.as_str().to_string());
-    let log = Log {
-        cx: cx.clone(),
-        start,
-        method: req.method().to_string(),
-        version: format!("{:?}", req.version()),
-        path,
-    };
-    if !cx
-        .shared
-        .allow(s.client.ip(), limits.requests_per_second, limits.burst)
-    {
-        return log.done(
-            text(StatusCode::TOO_MANY_REQUESTS, "too many requests\n"),
-            "",
-            None,
-        );
-    }
-    let host = match headers::host(req.version(), req.uri(), req.headers()) {
-        Ok(h) => h,
-        Err(_) => return log.done(text(StatusCode::BAD_REQUEST, "bad request\n"), "", None),
-    };
-    let listener = &cx.generation.listeners[cx.listener];
-    if listener.check_host && !Arc::ptr_eq(listener.site(host.as_deref()), &cx.site) {
-        return log.done(
-            text(StatusCode::MISDIRECTED_REQUEST, "misdirected request\n"),
-            "",
-            None,
-        );
-    }
-    if cx.site.client_auth && s.client_identity.is_none() {
-        // Every handshake to such a site verified a certificate; a session without one is
-        // not let through on any account.
-        return log.done(text(StatusCode::FORBIDDEN, "forbidden\n"), "", None);
+    let log = Log::new(&req, cx);
+    if let Err(refused) = admit(&req, cx) {
+        return log.done(refused, "", None);
     }
     let upstream = &cx.site.upstream;
     let Some(slot) = upstream.slot() else {
@@ -301,30 +264,84 @@ async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
     let upgrade = wanted_upgrade(&req, &cx.generation.http.upgrades)
         .filter(|_| upstream.kind == Kind::Http)
         .map(|protocol| (hyper::upgrade::on(&mut req), protocol));
+    let protocol = upgrade.as_ref().map(|(_, p)| p.clone());
+    let forwarded = match upstream_request(req, cx, addr, &log.path, protocol) {
+        Ok(r) => r,
+        Err(refused) => return log.done(refused, "", None),
+    };
+    let mut resp = match send(cx, i, forwarded).await {
+        Ok(r) => r,
+        Err(failed) => return log.done(failed, addr, None),
+    };
+    if resp.status() == StatusCode::SWITCHING_PROTOCOLS {
+        let Some((client_side, _)) = upgrade else {
+            // A switch nobody asked for cannot be relayed.
+            cx.shared.metrics.upstream_error("unasked upgrade");
+            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr, None);
+        };
+        return log.done(relay_upgrade(cx, resp, client_side, slot), addr, None);
+    }
+    headers::strip_hop(resp.headers_mut());
+    let budget = cx.budget.clone();
+    let resp = resp.map(|b| Budgeted::new(b, budget).boxed());
+    log.done(resp, addr, Some(slot))
+}
+
+/// The checks a request passes before any upstream sees it: the client's request rate, one
+/// Host, a Host of the site the handshake chose (where the listener checks), and a client
+/// certificate where the site requires one.
+fn admit(req: &Request<Incoming>, cx: &Cx) -> Result<(), Response<Body_>> {
+    let limits = &cx.generation.limits;
+    let s = &cx.session;
+    if !cx
+        .shared
+        .allow(s.client.ip(), limits.requests_per_second, limits.burst)
+    {
+        return Err(text(StatusCode::TOO_MANY_REQUESTS, "too many requests\n"));
+    }
+    let host = headers::host(req.version(), req.uri(), req.headers())
+        .map_err(|_| text(StatusCode::BAD_REQUEST, "bad request\n"))?;
+    let listener = &cx.generation.listeners[cx.listener];
+    if listener.check_host && !Arc::ptr_eq(listener.site(host.as_deref()), &cx.site) {
+        return Err(text(
+            StatusCode::MISDIRECTED_REQUEST,
+            "misdirected request\n",
+        ));
+    }
+    if cx.site.client_auth && s.client_identity.is_none() {
+        // Every handshake to such a site verified a certificate; a session without one is
+        // not let through on any account.
+        return Err(text(StatusCode::FORBIDDEN, "forbidden\n"));
+    }
+    Ok(())
+}
+
+/// The request as the upstream at `addr` gets it: the client's headers cleaned, the target
+/// rewritten, the Host kept, the upgrade asked for, the gateway's own headers written.
+fn upstream_request(
+    req: Request<Incoming>,
+    cx: &Cx,
+    addr: &str,
+    path: &str,
+    upgrade: Option<HeaderValue>,
+) -> Result<Request<Incoming>, Response<Body_>> {
     let (mut parts, body) = req.into_parts();
     if headers::clean(&mut parts.headers, cx.generation.http.underscore_headers).is_err() {
-        return log.done(text(StatusCode::BAD_REQUEST, "bad request\n"), "", None);
+        return Err(text(StatusCode::BAD_REQUEST, "bad request\n"));
     }
-    let uri: Uri = match format!("http://{addr}{}", log.path).parse() {
-        Ok(u) => u,
-        Err(_) => {
-            return log.done(
-                text(StatusCode::BAD_REQUEST, "bad request target\n"),
-                "",
-                None,
-            );
-        }
-    };
+    let uri: Uri = format!("http://{addr}{path}")
+        .parse()
+        .map_err(|_| text(StatusCode::BAD_REQUEST, "bad request target\n"))?;
     let authority = parts.uri.authority().map(|a| a.to_string());
     parts.uri = uri;
-    parts.version = match upstream.kind {
+    parts.version = match cx.site.upstream.kind {
         Kind::H2c => Version::HTTP_2,
         _ => Version::HTTP_11,
     };
     let h = &mut parts.headers;
-    if let Some((_, protocol)) = &upgrade {
+    if let Some(protocol) = upgrade {
         h.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
-        h.insert(header::UPGRADE, protocol.clone());
+        h.insert(header::UPGRADE, protocol);
     }
     if !h.contains_key(header::HOST)
         && let Some(a) = authority
@@ -333,18 +350,28 @@ async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
     {
         h.insert(header::HOST, a);
     }
-    headers::write_ours(h, s);
+    headers::write_ours(h, &cx.session);
+    Ok(Request::from_parts(parts, body))
+}
+
+/// Sends the request to upstream `i` within the upstream timeout; a failure is the answer
+/// the client gets, counted by kind (and a failed connect marks the upstream).
+async fn send(
+    cx: &Cx,
+    i: usize,
+    req: Request<Incoming>,
+) -> Result<Response<Incoming>, Response<Body_>> {
+    let upstream = &cx.site.upstream;
     let client = upstream.client.as_ref().expect("an HTTP site has a client");
-    let wait = Duration::from_secs_f64(limits.upstream_timeout);
-    let sent = tokio::time::timeout(wait, client.request(Request::from_parts(parts, body))).await;
-    let mut resp = match sent {
+    let wait = Duration::from_secs_f64(cx.generation.limits.upstream_timeout);
+    match tokio::time::timeout(wait, client.request(req)).await {
         Ok(Ok(r)) => {
             upstream.succeeded(i);
-            r
+            Ok(r)
         }
         Ok(Err(e)) if crate::upstream::is_busy(&e) => {
             cx.shared.metrics.upstream_error("busy");
-            return log.done(text(StatusCode::SERVICE_UNAVAILABLE, "busy\n"), "", None);
+            Err(text(StatusCode::SERVICE_UNAVAILABLE, "busy\n"))
         }
         Ok(Err(e)) => {
             let kind = if e.is_connect() {
@@ -354,45 +381,54 @@ async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
                 "reset"
             };
             cx.shared.metrics.upstream_error(kind);
-            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr, None);
+            Err(text(StatusCode::BAD_GATEWAY, "bad gateway\n"))
         }
         Err(_) => {
             cx.shared.metrics.upstream_error("timeout");
-            return log.done(
-                text(StatusCode::GATEWAY_TIMEOUT, "gateway timeout\n"),
-                addr,
-                None,
-            );
+            Err(text(StatusCode::GATEWAY_TIMEOUT, "gateway timeout\n"))
         }
-    };
-    if resp.status() == StatusCode::SWITCHING_PROTOCOLS {
-        let Some((client_side, _)) = upgrade else {
-            // A switch nobody asked for cannot be relayed.
-            cx.shared.metrics.upstream_error("unasked upgrade");
-            return log.done(text(StatusCode::BAD_GATEWAY, "bad gateway\n"), addr, None);
-        };
-        let upstream_side = hyper::upgrade::on(&mut resp);
-        let protocol = resp.headers().get(header::UPGRADE).cloned();
-        let relay = tokio::spawn(async move {
-            if let (Ok(c), Ok(u)) = (client_side.await, upstream_side.await) {
-                let _ =
-                    tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(u)).await;
-            }
-            drop(slot);
-        });
-        cx.relays().push(relay);
-        headers::strip_hop(resp.headers_mut());
-        resp.headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
-        if let Some(p) = protocol {
-            resp.headers_mut().insert(header::UPGRADE, p);
-        }
-        return log.done(resp.map(|b| b.boxed()), addr, None);
     }
+}
+
+/// A 101 from the upstream: both sides' connections joined in a relay task that holds the
+/// upstream slot until either side closes, and the switch answered to the client.
+fn relay_upgrade(
+    cx: &Cx,
+    mut resp: Response<Incoming>,
+    client_side: hyper::upgrade::OnUpgrade,
+    slot: Slot,
+) -> Response<Body_> {
+    let upstream_side = hyper::upgrade::on(&mut resp);
+    let protocol = resp.headers().get(header::UPGRADE).cloned();
+    let relay = tokio::spawn(async move {
+        if let (Ok(c), Ok(u)) = (client_side.await, upstream_side.await) {
+            let _ = tokio::io::copy_bidirectional(&mut TokioIo::new(c), &mut TokioIo::new(u)).await;
+        }
+        drop(slot);
+    });
+    cx.relays().push(relay);
     headers::strip_hop(resp.headers_mut());
-    let budget = cx.budget.clone();
-    let resp = resp.map(|b| Budgeted::new(b, budget).boxed());
-    log.done(resp, addr, Some(slot))
+    resp.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    if let Some(p) = protocol {
+        resp.headers_mut().insert(header::UPGRADE, p);
+    }
+    resp.map(|b| b.boxed())
+}
+
+impl Log {
+    fn new(req: &Request<Incoming>, cx: &Arc<Cx>) -> Log {
+        Log {
+            cx: cx.clone(),
+            start: Instant::now(),
+            method: req.method().to_string(),
+            version: format!("{:?}", req.version()),
+            path: req
+                .uri()
+                .path_and_query()
+                .map_or("/".to_string(), |p| p.as_str().to_string()),
+        }
+    }
 }
 
 /// What the access log line of one request needs, written when its body has gone out.
