@@ -250,8 +250,8 @@ async fn handle(req: Request<Incoming>, cx: Arc<Cx>) -> Response<Body_> {
 
 async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
     let log = Log::new(&req, cx);
-    if let Err(refused) = admit(&req, cx) {
-        return log.done(refused, "", None);
+    if let Err((status, why)) = admit(&req, cx) {
+        return log.done(text(status, why), "", None);
     }
     let upstream = &cx.site.upstream;
     let Some(slot) = upstream.slot() else {
@@ -267,11 +267,11 @@ async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
     let protocol = upgrade.as_ref().map(|(_, p)| p.clone());
     let forwarded = match upstream_request(req, cx, addr, &log.path, protocol) {
         Ok(r) => r,
-        Err(refused) => return log.done(refused, "", None),
+        Err((status, why)) => return log.done(text(status, why), "", None),
     };
     let mut resp = match send(cx, i, forwarded).await {
         Ok(r) => r,
-        Err(failed) => return log.done(failed, addr, None),
+        Err((status, why)) => return log.done(text(status, why), addr, None),
     };
     if resp.status() == StatusCode::SWITCHING_PROTOCOLS {
         let Some((client_side, _)) = upgrade else {
@@ -287,31 +287,31 @@ async fn answer(mut req: Request<Incoming>, cx: &Arc<Cx>) -> Response<Body_> {
     log.done(resp, addr, Some(slot))
 }
 
+/// An answer the gateway gives itself instead of the upstream's: its status and text.
+type Refusal = (StatusCode, &'static str);
+
 /// The checks a request passes before any upstream sees it: the client's request rate, one
 /// Host, a Host of the site the handshake chose (where the listener checks), and a client
 /// certificate where the site requires one.
-fn admit(req: &Request<Incoming>, cx: &Cx) -> Result<(), Response<Body_>> {
+fn admit(req: &Request<Incoming>, cx: &Cx) -> Result<(), Refusal> {
     let limits = &cx.generation.limits;
     let s = &cx.session;
     if !cx
         .shared
         .allow(s.client.ip(), limits.requests_per_second, limits.burst)
     {
-        return Err(text(StatusCode::TOO_MANY_REQUESTS, "too many requests\n"));
+        return Err((StatusCode::TOO_MANY_REQUESTS, "too many requests\n"));
     }
     let host = headers::host(req.version(), req.uri(), req.headers())
-        .map_err(|_| text(StatusCode::BAD_REQUEST, "bad request\n"))?;
+        .map_err(|_| (StatusCode::BAD_REQUEST, "bad request\n"))?;
     let listener = &cx.generation.listeners[cx.listener];
     if listener.check_host && !Arc::ptr_eq(listener.site(host.as_deref()), &cx.site) {
-        return Err(text(
-            StatusCode::MISDIRECTED_REQUEST,
-            "misdirected request\n",
-        ));
+        return Err((StatusCode::MISDIRECTED_REQUEST, "misdirected request\n"));
     }
     if cx.site.client_auth && s.client_identity.is_none() {
         // Every handshake to such a site verified a certificate; a session without one is
         // not let through on any account.
-        return Err(text(StatusCode::FORBIDDEN, "forbidden\n"));
+        return Err((StatusCode::FORBIDDEN, "forbidden\n"));
     }
     Ok(())
 }
@@ -324,14 +324,14 @@ fn upstream_request(
     addr: &str,
     path: &str,
     upgrade: Option<HeaderValue>,
-) -> Result<Request<Incoming>, Response<Body_>> {
+) -> Result<Request<Incoming>, Refusal> {
     let (mut parts, body) = req.into_parts();
     if headers::clean(&mut parts.headers, cx.generation.http.underscore_headers).is_err() {
-        return Err(text(StatusCode::BAD_REQUEST, "bad request\n"));
+        return Err((StatusCode::BAD_REQUEST, "bad request\n"));
     }
     let uri: Uri = format!("http://{addr}{path}")
         .parse()
-        .map_err(|_| text(StatusCode::BAD_REQUEST, "bad request target\n"))?;
+        .map_err(|_| (StatusCode::BAD_REQUEST, "bad request target\n"))?;
     let authority = parts.uri.authority().map(|a| a.to_string());
     parts.uri = uri;
     parts.version = match cx.site.upstream.kind {
@@ -356,11 +356,7 @@ fn upstream_request(
 
 /// Sends the request to upstream `i` within the upstream timeout; a failure is the answer
 /// the client gets, counted by kind (and a failed connect marks the upstream).
-async fn send(
-    cx: &Cx,
-    i: usize,
-    req: Request<Incoming>,
-) -> Result<Response<Incoming>, Response<Body_>> {
+async fn send(cx: &Cx, i: usize, req: Request<Incoming>) -> Result<Response<Incoming>, Refusal> {
     let upstream = &cx.site.upstream;
     let client = upstream.client.as_ref().expect("an HTTP site has a client");
     let wait = Duration::from_secs_f64(cx.generation.limits.upstream_timeout);
@@ -371,7 +367,7 @@ async fn send(
         }
         Ok(Err(e)) if crate::upstream::is_busy(&e) => {
             cx.shared.metrics.upstream_error("busy");
-            Err(text(StatusCode::SERVICE_UNAVAILABLE, "busy\n"))
+            Err((StatusCode::SERVICE_UNAVAILABLE, "busy\n"))
         }
         Ok(Err(e)) => {
             let kind = if e.is_connect() {
@@ -381,11 +377,11 @@ async fn send(
                 "reset"
             };
             cx.shared.metrics.upstream_error(kind);
-            Err(text(StatusCode::BAD_GATEWAY, "bad gateway\n"))
+            Err((StatusCode::BAD_GATEWAY, "bad gateway\n"))
         }
         Err(_) => {
             cx.shared.metrics.upstream_error("timeout");
-            Err(text(StatusCode::GATEWAY_TIMEOUT, "gateway timeout\n"))
+            Err((StatusCode::GATEWAY_TIMEOUT, "gateway timeout\n"))
         }
     }
 }
