@@ -8,18 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The same JDK lookup as the tests.
-jdk() {
-  local var="JAVA$1_HOME" d
-  if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
-  for d in /usr/lib/jvm/*; do
-    if [ -x "$d/bin/javac" ] && "$d/bin/java" -version 2>&1 | grep -q "version \"$1[.\"]"; then
-      echo "$d"; return
-    fi
-  done
-  echo "FAIL: no JDK $1 (set JAVA$1_HOME)" >&2
-  exit 1
-}
+# shellcheck source=lib/jdk.sh
+. scripts/lib/jdk.sh
 
 # Primitives: 2 warm-up and 3 measured iterations of 1 s; handshakes warm longer (BCJSSE's
 # code takes seconds to compile).

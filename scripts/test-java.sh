@@ -7,19 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# jdk N: the home of an installed JDK N ($JAVA<N>_HOME, or one under /usr/lib/jvm).
-jdk() {
-  local var="JAVA$1_HOME" d
-  if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
-  for d in /usr/lib/jvm/*; do
-    if [ -x "$d/bin/javac" ] && "$d/bin/java" -version 2>&1 | grep -q "version \"$1[.\"]"; then
-      echo "$d"
-      return
-    fi
-  done
-  echo "no JDK $1 (set JAVA$1_HOME)" >&2
-  return 1
-}
+# shellcheck source=lib/jdk.sh
+. scripts/lib/jdk.sh
 jdk17=$(jdk 17)
 # JDK 25 too when it is here; in CI it must be.
 if ! jdk25=$(jdk 25); then
