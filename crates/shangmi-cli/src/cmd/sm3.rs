@@ -156,24 +156,11 @@ fn check_list(args: &Args, list: &OsStr, out: &mut Output) -> Outcome {
     } else {
         list.to_string_lossy()
     };
-    let reader: Box<dyn BufRead> = if list == "-" {
-        if let Err(f) = crate::signals::stdin_open() {
-            eprintln!("shangmi: {}", f.message);
-            return Outcome::Error;
-        }
-        Box::new(BufReader::new(io::stdin().lock()))
-    } else {
-        match File::open(list) {
-            Ok(f) => Box::new(BufReader::new(f)),
-            Err(e) => {
-                report(&shown_list, io_cause(&e));
-                return Outcome::Error;
-            }
-        }
+    let Some(mut reader) = open_list(list, &shown_list) else {
+        return Outcome::Error;
     };
     let mut t = Tally::default();
     let sep = if args.zero { b'\0' } else { b'\n' };
-    let mut reader = reader;
     let mut line = Vec::new();
     for number in 0.. {
         // Lines are bounded: a list is read line by line, and one endless line (/dev/zero)
@@ -215,85 +202,111 @@ fn check_list(args: &Args, list: &OsStr, out: &mut Output) -> Outcome {
             continue;
         };
         t.listed += 1;
-        let name = OsString::from_vec(name);
-        let (escaped, shown) = crate::files::escape(name.as_bytes(), args.zero);
-        let mut verdict = |word: &str| {
-            if !args.status {
-                let mut l = Vec::new();
-                if escaped {
-                    l.push(b'\\');
-                }
-                l.extend_from_slice(&shown);
-                l.extend_from_slice(b": ");
-                l.extend_from_slice(word.as_bytes());
-                out.line(&l);
-            }
-        };
-        match hash_file(&name) {
-            Ok(digest) if digest == want => {
-                t.verified += 1;
-                if !args.quiet {
-                    verdict("OK");
-                }
-            }
-            Ok(_) => {
-                t.mismatched += 1;
-                verdict("FAILED");
-            }
-            Err(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => {
-                t.unreadable += 1;
-                if !args.status {
-                    report(name.to_string_lossy(), io_cause(&e));
-                }
-                verdict("FAILED open or read");
-            }
-        }
+        check_entry(args, &mut t, &want, OsString::from_vec(name), out);
     }
+    t.outcome(args, &shown_list)
+}
 
-    if t.listed == 0 {
-        report(
-            &shown_list,
-            "no properly formatted SM3 checksum lines found",
-        );
-        return Outcome::Error;
-    }
-    if !args.status {
-        let warn = |n: usize, one: &str, many: &str| {
-            if n > 0 {
-                eprintln!("shangmi: WARNING: {n} {}", if n == 1 { one } else { many });
-            }
-        };
-        warn(
-            t.malformed,
-            "line is improperly formatted",
-            "lines are improperly formatted",
-        );
-        warn(
-            t.unreadable,
-            "listed file could not be read",
-            "listed files could not be read",
-        );
-        warn(
-            t.mismatched,
-            "computed checksum did NOT match",
-            "computed checksums did NOT match",
-        );
-    }
-    if args.ignore_missing && t.verified == 0 && t.mismatched == 0 && t.unreadable == 0 {
-        if !args.status {
-            report(&shown_list, "no file was verified");
+/// The list `-` (standard input) or a file; `None` once the failure is reported.
+fn open_list(list: &OsStr, shown_list: &str) -> Option<Box<dyn BufRead>> {
+    if list == "-" {
+        if let Err(f) = crate::signals::stdin_open() {
+            eprintln!("shangmi: {}", f.message);
+            return None;
         }
-        return Outcome::Mismatch;
+        return Some(Box::new(BufReader::new(io::stdin().lock())));
     }
-    let mut outcome = Outcome::Ok;
-    if t.mismatched > 0 {
-        outcome = outcome.worst(Outcome::Mismatch);
+    match File::open(list) {
+        Ok(f) => Some(Box::new(BufReader::new(f))),
+        Err(e) => {
+            report(shown_list, io_cause(&e));
+            None
+        }
     }
-    if t.unreadable > 0 || (args.strict && t.malformed > 0) {
-        outcome = outcome.worst(Outcome::Error);
+}
+
+/// One listed file hashed and its verdict printed as `sm3sum -c` does.
+fn check_entry(args: &Args, t: &mut Tally, want: &[u8; 32], name: OsString, out: &mut Output) {
+    let (escaped, shown) = crate::files::escape(name.as_bytes(), args.zero);
+    let mut verdict = |word: &str| {
+        if !args.status {
+            let mut l = Vec::new();
+            if escaped {
+                l.push(b'\\');
+            }
+            l.extend_from_slice(&shown);
+            l.extend_from_slice(b": ");
+            l.extend_from_slice(word.as_bytes());
+            out.line(&l);
+        }
+    };
+    match hash_file(&name) {
+        Ok(digest) if digest == *want => {
+            t.verified += 1;
+            if !args.quiet {
+                verdict("OK");
+            }
+        }
+        Ok(_) => {
+            t.mismatched += 1;
+            verdict("FAILED");
+        }
+        Err(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => {
+            t.unreadable += 1;
+            if !args.status {
+                report(name.to_string_lossy(), io_cause(&e));
+            }
+            verdict("FAILED open or read");
+        }
     }
-    outcome
+}
+
+impl Tally {
+    /// The warnings `sha256sum -c` prints after a list, and the exit status it implies.
+    fn outcome(&self, args: &Args, shown_list: &str) -> Outcome {
+        let t = self;
+        if t.listed == 0 {
+            report(shown_list, "no properly formatted SM3 checksum lines found");
+            return Outcome::Error;
+        }
+        if !args.status {
+            let warn = |n: usize, one: &str, many: &str| {
+                if n > 0 {
+                    eprintln!("shangmi: WARNING: {n} {}", if n == 1 { one } else { many });
+                }
+            };
+            warn(
+                t.malformed,
+                "line is improperly formatted",
+                "lines are improperly formatted",
+            );
+            warn(
+                t.unreadable,
+                "listed file could not be read",
+                "listed files could not be read",
+            );
+            warn(
+                t.mismatched,
+                "computed checksum did NOT match",
+                "computed checksums did NOT match",
+            );
+        }
+        if args.ignore_missing && t.verified == 0 && t.mismatched == 0 && t.unreadable == 0 {
+            if !args.status {
+                report(shown_list, "no file was verified");
+            }
+            return Outcome::Mismatch;
+        }
+        let mut outcome = Outcome::Ok;
+        if t.mismatched > 0 {
+            outcome = outcome.worst(Outcome::Mismatch);
+        }
+        if t.unreadable > 0 || (args.strict && t.malformed > 0) {
+            outcome = outcome.worst(Outcome::Error);
+        }
+        outcome
+    }
 }
 
 /// A checksum line: GNU `HEX  NAME` / `HEX *NAME`, BSD `SM3 (NAME) = HEX`, or what `openssl

@@ -146,59 +146,68 @@ fn measure(name: &'static str, secs: f64) -> Result<Row> {
             throughput(secs, |b| x.encrypt(&iv, b).expect("at least a block"))
         }
         "sm2-sign" | "sm2-verify" | "sm2-keygen" | "sm2-encrypt" | "sm2-decrypt" => {
-            let k = SigningKey::random().map_err(|e| error(name, e))?;
-            let msg = [0x5au8; 32];
-            let sig = k.sign(&msg).map_err(|e| error(name, e))?;
-            let ct = k
-                .verifying_key()
-                .encrypt(&msg, Format::C1C3C2)
-                .map_err(|e| error(name, e))?;
-            match name {
-                "sm2-sign" => per_op(secs, || {
-                    black_box(k.sign(&msg).expect("sign"));
-                }),
-                "sm2-verify" => per_op(secs, || {
-                    k.verifying_key().verify(&msg, &sig).expect("verifies");
-                }),
-                "sm2-keygen" => per_op(secs, || {
-                    black_box(SigningKey::random().expect("OS RNG"));
-                }),
-                "sm2-encrypt" => per_op(secs, || {
-                    black_box(
-                        k.verifying_key()
-                            .encrypt(&msg, Format::C1C3C2)
-                            .expect("encrypt"),
-                    );
-                }),
-                _ => per_op(secs, || {
-                    black_box(k.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
-                }),
-            }
+            sm2_cells(name, secs)?
         }
-        "seal" => {
-            let k = SigningKey::random().map_err(|e| error(name, e))?;
-            let to = [*k.verifying_key()];
-            let chunk = vec![0x5au8; 1 << 20];
-            let total = 1u64 << 30;
-            let start = Instant::now();
-            let mut s =
-                Sealer::new(std::io::sink(), Recipients::Keys(&to)).map_err(|e| error(name, e))?;
-            for _ in 0..total >> 20 {
-                s.write_all(&chunk).map_err(|e| error(name, e))?;
-            }
-            s.finish().map_err(|e| error(name, e))?;
-            vec![(
-                Some(total as usize),
-                total as f64 / start.elapsed().as_secs_f64() / 1e6,
-                "MB/s",
-            )]
-        }
+        "seal" => seal_cells(name)?,
         _ => return Err(error(name, "unknown algorithm (see shangmi speed --help)")),
     };
     Ok(Row {
         algorithm: name,
         cells,
     })
+}
+
+type Cells = Vec<(Option<usize>, f64, &'static str)>;
+
+/// SM2's operations, each on one key made for the run.
+fn sm2_cells(name: &'static str, secs: f64) -> Result<Cells> {
+    let k = SigningKey::random().map_err(|e| error(name, e))?;
+    let msg = [0x5au8; 32];
+    let sig = k.sign(&msg).map_err(|e| error(name, e))?;
+    let ct = k
+        .verifying_key()
+        .encrypt(&msg, Format::C1C3C2)
+        .map_err(|e| error(name, e))?;
+    Ok(match name {
+        "sm2-sign" => per_op(secs, || {
+            black_box(k.sign(&msg).expect("sign"));
+        }),
+        "sm2-verify" => per_op(secs, || {
+            k.verifying_key().verify(&msg, &sig).expect("verifies");
+        }),
+        "sm2-keygen" => per_op(secs, || {
+            black_box(SigningKey::random().expect("OS RNG"));
+        }),
+        "sm2-encrypt" => per_op(secs, || {
+            black_box(
+                k.verifying_key()
+                    .encrypt(&msg, Format::C1C3C2)
+                    .expect("encrypt"),
+            );
+        }),
+        _ => per_op(secs, || {
+            black_box(k.decrypt(&ct, Format::C1C3C2).expect("decrypt"));
+        }),
+    })
+}
+
+/// `seal`: 1 GiB sealed to one key, through the streaming writer.
+fn seal_cells(name: &'static str) -> Result<Cells> {
+    let k = SigningKey::random().map_err(|e| error(name, e))?;
+    let to = [*k.verifying_key()];
+    let chunk = vec![0x5au8; 1 << 20];
+    let total = 1u64 << 30;
+    let start = Instant::now();
+    let mut s = Sealer::new(std::io::sink(), Recipients::Keys(&to)).map_err(|e| error(name, e))?;
+    for _ in 0..total >> 20 {
+        s.write_all(&chunk).map_err(|e| error(name, e))?;
+    }
+    s.finish().map_err(|e| error(name, e))?;
+    Ok(vec![(
+        Some(total as usize),
+        total as f64 / start.elapsed().as_secs_f64() / 1e6,
+        "MB/s",
+    )])
 }
 
 fn size_label(n: usize) -> String {

@@ -7,11 +7,11 @@
 //! the private key, and it says so).
 
 use clap::ValueEnum;
+use shangmi::hex::decode_secret;
 use shangmi::sm2::{self, Format, KeyFileError, Signature, SigningKey, VerifyingKey};
 use zeroize::Zeroizing;
 
 use super::forms::{SigForm, hex_line, hex_line_secret, looks_hex};
-use shangmi::hex::decode_secret;
 
 /// What the bytes of one file (or PEM block) can be, one line each.
 fn describe_bytes(b: &[u8], out: &mut Vec<String>) {
