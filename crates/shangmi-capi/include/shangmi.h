@@ -306,6 +306,101 @@ enum shangmi_status shangmi_cms_decrypt_verify_opts(const uint8_t *msg,
                                                     size_t out_cap,
                                                     size_t *out_len);
 
+// Encrypts `msg` to `key` in `format` (`SHANGMI_SM2_C1C3C2`, `_C1C2C3`, `_ASN1`). Size:
+// exactly 97 + len for the raw layouts; at most 126 + len for ASN.1 (the size query
+// reports that bound; `*out_len` is the exact size after encryption).
+//
+// # Safety
+// `key` live; `msg` `len` bytes; `out`/`out_len` as in shangmi.h.
+enum shangmi_status shangmi_sm2_encrypt(const struct shangmi_sm2_public_key *key,
+                                        int format,
+                                        const uint8_t *msg,
+                                        size_t len,
+                                        uint8_t *out,
+                                        size_t out_cap,
+                                        size_t *out_len);
+
+// Decrypts `ct` (in `format`); at most `len` bytes of plaintext. Any failure (malformed,
+// wrong key, tampered) is `SHANGMI_STATUS_ERR_AUTHENTICATION` and writes nothing.
+//
+// # Safety
+// `key` live; `ct` `len` bytes; `out`/`out_len` as in shangmi.h.
+enum shangmi_status shangmi_sm2_decrypt(const struct shangmi_sm2_private_key *key,
+                                        int format,
+                                        const uint8_t *ct,
+                                        size_t len,
+                                        uint8_t *out,
+                                        size_t out_cap,
+                                        size_t *out_len);
+
+// A fresh ephemeral key for one exchange.
+//
+// # Safety
+// `out` writable.
+enum shangmi_status shangmi_sm2_ephemeral_generate(struct shangmi_sm2_ephemeral **out);
+
+// The ephemeral public key R to send to the peer, as a new handle.
+//
+// # Safety
+// `e` live; `out` writable.
+enum shangmi_status shangmi_sm2_ephemeral_public_key(const struct shangmi_sm2_ephemeral *e,
+                                                     struct shangmi_sm2_public_key **out);
+
+// Frees an ephemeral key (NULL is ignored).
+//
+// # Safety
+// `e` NULL or live, not used afterwards.
+void shangmi_sm2_ephemeral_free(struct shangmi_sm2_ephemeral *e);
+
+// One side of an SM2 key exchange (GB/T 32918.3). `ephemeral` is used up (a second use is
+// `SHANGMI_STATUS_ERR_STATE`; still free it). IDs NULL for the default. The agreement
+// (`*out`) holds the `key_len`-byte key and the confirmation values.
+//
+// # Safety
+// Handles live; IDs NULL or their lengths in bytes; `out` writable.
+enum shangmi_status shangmi_sm2_key_exchange(const struct shangmi_sm2_private_key *key,
+                                             const struct shangmi_sm2_ephemeral *ephemeral,
+                                             int role,
+                                             const uint8_t *id,
+                                             size_t id_len,
+                                             const struct shangmi_sm2_public_key *peer_key,
+                                             const uint8_t *peer_id,
+                                             size_t peer_id_len,
+                                             const struct shangmi_sm2_public_key *peer_ephemeral,
+                                             size_t key_len,
+                                             struct shangmi_sm2_agreement **out);
+
+// The shared key (`key_len` bytes as requested).
+//
+// # Safety
+// `a` live; `out`/`out_len` as in shangmi.h.
+enum shangmi_status shangmi_sm2_agreement_key(const struct shangmi_sm2_agreement *a,
+                                              uint8_t *out,
+                                              size_t out_cap,
+                                              size_t *out_len);
+
+// This side's 32-byte confirmation value to send (S_B from the responder, S_A from the
+// initiator).
+//
+// # Safety
+// `a` live; `out` 32 writable bytes.
+enum shangmi_status shangmi_sm2_agreement_confirmation(const struct shangmi_sm2_agreement *a,
+                                                       uint8_t *out);
+
+// Checks the peer's confirmation value in constant time (`ERR_AUTHENTICATION` on mismatch).
+//
+// # Safety
+// `a` live; `value` `len` readable bytes.
+enum shangmi_status shangmi_sm2_agreement_verify_confirmation(const struct shangmi_sm2_agreement *a,
+                                                              const uint8_t *value,
+                                                              size_t len);
+
+// Frees an agreement, wiping the key (NULL is ignored).
+//
+// # Safety
+// `a` NULL or live, not used afterwards.
+void shangmi_sm2_agreement_free(struct shangmi_sm2_agreement *a);
+
 // A fresh private key from the operating system's generator.
 //
 // # Safety
@@ -492,101 +587,6 @@ enum shangmi_status shangmi_sm2_verify_digest(const struct shangmi_sm2_public_ke
                                               size_t sig_len,
                                               int encoding);
 
-// Encrypts `msg` to `key` in `format` (`SHANGMI_SM2_C1C3C2`, `_C1C2C3`, `_ASN1`). Size:
-// exactly 97 + len for the raw layouts; at most 126 + len for ASN.1 (the size query
-// reports that bound; `*out_len` is the exact size after encryption).
-//
-// # Safety
-// `key` live; `msg` `len` bytes; `out`/`out_len` as in shangmi.h.
-enum shangmi_status shangmi_sm2_encrypt(const struct shangmi_sm2_public_key *key,
-                                        int format,
-                                        const uint8_t *msg,
-                                        size_t len,
-                                        uint8_t *out,
-                                        size_t out_cap,
-                                        size_t *out_len);
-
-// Decrypts `ct` (in `format`); at most `len` bytes of plaintext. Any failure (malformed,
-// wrong key, tampered) is `SHANGMI_STATUS_ERR_AUTHENTICATION` and writes nothing.
-//
-// # Safety
-// `key` live; `ct` `len` bytes; `out`/`out_len` as in shangmi.h.
-enum shangmi_status shangmi_sm2_decrypt(const struct shangmi_sm2_private_key *key,
-                                        int format,
-                                        const uint8_t *ct,
-                                        size_t len,
-                                        uint8_t *out,
-                                        size_t out_cap,
-                                        size_t *out_len);
-
-// A fresh ephemeral key for one exchange.
-//
-// # Safety
-// `out` writable.
-enum shangmi_status shangmi_sm2_ephemeral_generate(struct shangmi_sm2_ephemeral **out);
-
-// The ephemeral public key R to send to the peer, as a new handle.
-//
-// # Safety
-// `e` live; `out` writable.
-enum shangmi_status shangmi_sm2_ephemeral_public_key(const struct shangmi_sm2_ephemeral *e,
-                                                     struct shangmi_sm2_public_key **out);
-
-// Frees an ephemeral key (NULL is ignored).
-//
-// # Safety
-// `e` NULL or live, not used afterwards.
-void shangmi_sm2_ephemeral_free(struct shangmi_sm2_ephemeral *e);
-
-// One side of an SM2 key exchange (GB/T 32918.3). `ephemeral` is used up (a second use is
-// `SHANGMI_STATUS_ERR_STATE`; still free it). IDs NULL for the default. The agreement
-// (`*out`) holds the `key_len`-byte key and the confirmation values.
-//
-// # Safety
-// Handles live; IDs NULL or their lengths in bytes; `out` writable.
-enum shangmi_status shangmi_sm2_key_exchange(const struct shangmi_sm2_private_key *key,
-                                             const struct shangmi_sm2_ephemeral *ephemeral,
-                                             int role,
-                                             const uint8_t *id,
-                                             size_t id_len,
-                                             const struct shangmi_sm2_public_key *peer_key,
-                                             const uint8_t *peer_id,
-                                             size_t peer_id_len,
-                                             const struct shangmi_sm2_public_key *peer_ephemeral,
-                                             size_t key_len,
-                                             struct shangmi_sm2_agreement **out);
-
-// The shared key (`key_len` bytes as requested).
-//
-// # Safety
-// `a` live; `out`/`out_len` as in shangmi.h.
-enum shangmi_status shangmi_sm2_agreement_key(const struct shangmi_sm2_agreement *a,
-                                              uint8_t *out,
-                                              size_t out_cap,
-                                              size_t *out_len);
-
-// This side's 32-byte confirmation value to send (S_B from the responder, S_A from the
-// initiator).
-//
-// # Safety
-// `a` live; `out` 32 writable bytes.
-enum shangmi_status shangmi_sm2_agreement_confirmation(const struct shangmi_sm2_agreement *a,
-                                                       uint8_t *out);
-
-// Checks the peer's confirmation value in constant time (`ERR_AUTHENTICATION` on mismatch).
-//
-// # Safety
-// `a` live; `value` `len` readable bytes.
-enum shangmi_status shangmi_sm2_agreement_verify_confirmation(const struct shangmi_sm2_agreement *a,
-                                                              const uint8_t *value,
-                                                              size_t len);
-
-// Frees an agreement, wiping the key (NULL is ignored).
-//
-// # Safety
-// `a` NULL or live, not used afterwards.
-void shangmi_sm2_agreement_free(struct shangmi_sm2_agreement *a);
-
 // SM3 of `len` bytes at `data` into `out` (32 bytes).
 //
 // # Safety
@@ -654,6 +654,81 @@ enum shangmi_status shangmi_pbkdf2_sm3(const uint8_t *password,
                                        uint32_t iterations,
                                        uint8_t *out,
                                        size_t out_len);
+
+// SM4-GCM encryption: `out` receives ciphertext || tag (`len + tag_len` bytes). Nonces of 12
+// bytes are the norm; `tag_len` is 12 to 16.
+//
+// # Safety
+// `key` 16 readable bytes; `nonce`, `aad` their lengths; `in`/`out`/`out_len` as in shangmi.h.
+enum shangmi_status shangmi_sm4_gcm_seal(const uint8_t *key,
+                                         size_t tag_len,
+                                         const uint8_t *nonce,
+                                         size_t nonce_len,
+                                         const uint8_t *aad,
+                                         size_t aad_len,
+                                         const uint8_t *src,
+                                         size_t len,
+                                         uint8_t *out,
+                                         size_t out_cap,
+                                         size_t *out_len);
+
+// SM4-GCM decryption of ciphertext || tag: `SHANGMI_STATUS_ERR_AUTHENTICATION` and zeroed
+// output when the tag does not match.
+//
+// # Safety
+// As `shangmi_sm4_gcm_seal`.
+enum shangmi_status shangmi_sm4_gcm_open(const uint8_t *key,
+                                         size_t tag_len,
+                                         const uint8_t *nonce,
+                                         size_t nonce_len,
+                                         const uint8_t *aad,
+                                         size_t aad_len,
+                                         const uint8_t *src,
+                                         size_t len,
+                                         uint8_t *out,
+                                         size_t out_cap,
+                                         size_t *out_len);
+
+// SM4-CCM encryption (nonce 7 to 13 bytes, `tag_len` 4, 6, ..., 16): ciphertext || tag.
+//
+// # Safety
+// As `shangmi_sm4_gcm_seal`.
+enum shangmi_status shangmi_sm4_ccm_seal(const uint8_t *key,
+                                         size_t tag_len,
+                                         const uint8_t *nonce,
+                                         size_t nonce_len,
+                                         const uint8_t *aad,
+                                         size_t aad_len,
+                                         const uint8_t *src,
+                                         size_t len,
+                                         uint8_t *out,
+                                         size_t out_cap,
+                                         size_t *out_len);
+
+// SM4-CCM decryption, as `shangmi_sm4_gcm_open`.
+//
+// # Safety
+// As `shangmi_sm4_gcm_seal`.
+enum shangmi_status shangmi_sm4_ccm_open(const uint8_t *key,
+                                         size_t tag_len,
+                                         const uint8_t *nonce,
+                                         size_t nonce_len,
+                                         const uint8_t *aad,
+                                         size_t aad_len,
+                                         const uint8_t *src,
+                                         size_t len,
+                                         uint8_t *out,
+                                         size_t out_cap,
+                                         size_t *out_len);
+
+// SM4-CMAC(key, data) into `out` (16 bytes).
+//
+// # Safety
+// `key` 16 readable bytes, `data` `len`, `out` 16 writable bytes.
+enum shangmi_status shangmi_sm4_cmac(const uint8_t *key,
+                                     const uint8_t *data,
+                                     size_t len,
+                                     uint8_t *out);
 
 // SM4-ECB. `padding` non-zero adds (encrypting) or checks and removes (decrypting) PKCS#7;
 // without it the length must be a multiple of 16.
@@ -734,81 +809,6 @@ enum shangmi_status shangmi_sm4_xts(const uint8_t *key,
                                     uint8_t *out,
                                     size_t out_cap,
                                     size_t *out_len);
-
-// SM4-GCM encryption: `out` receives ciphertext || tag (`len + tag_len` bytes). Nonces of 12
-// bytes are the norm; `tag_len` is 12 to 16.
-//
-// # Safety
-// `key` 16 readable bytes; `nonce`, `aad` their lengths; `in`/`out`/`out_len` as in shangmi.h.
-enum shangmi_status shangmi_sm4_gcm_seal(const uint8_t *key,
-                                         size_t tag_len,
-                                         const uint8_t *nonce,
-                                         size_t nonce_len,
-                                         const uint8_t *aad,
-                                         size_t aad_len,
-                                         const uint8_t *src,
-                                         size_t len,
-                                         uint8_t *out,
-                                         size_t out_cap,
-                                         size_t *out_len);
-
-// SM4-GCM decryption of ciphertext || tag: `SHANGMI_STATUS_ERR_AUTHENTICATION` and zeroed
-// output when the tag does not match.
-//
-// # Safety
-// As `shangmi_sm4_gcm_seal`.
-enum shangmi_status shangmi_sm4_gcm_open(const uint8_t *key,
-                                         size_t tag_len,
-                                         const uint8_t *nonce,
-                                         size_t nonce_len,
-                                         const uint8_t *aad,
-                                         size_t aad_len,
-                                         const uint8_t *src,
-                                         size_t len,
-                                         uint8_t *out,
-                                         size_t out_cap,
-                                         size_t *out_len);
-
-// SM4-CCM encryption (nonce 7 to 13 bytes, `tag_len` 4, 6, ..., 16): ciphertext || tag.
-//
-// # Safety
-// As `shangmi_sm4_gcm_seal`.
-enum shangmi_status shangmi_sm4_ccm_seal(const uint8_t *key,
-                                         size_t tag_len,
-                                         const uint8_t *nonce,
-                                         size_t nonce_len,
-                                         const uint8_t *aad,
-                                         size_t aad_len,
-                                         const uint8_t *src,
-                                         size_t len,
-                                         uint8_t *out,
-                                         size_t out_cap,
-                                         size_t *out_len);
-
-// SM4-CCM decryption, as `shangmi_sm4_gcm_open`.
-//
-// # Safety
-// As `shangmi_sm4_gcm_seal`.
-enum shangmi_status shangmi_sm4_ccm_open(const uint8_t *key,
-                                         size_t tag_len,
-                                         const uint8_t *nonce,
-                                         size_t nonce_len,
-                                         const uint8_t *aad,
-                                         size_t aad_len,
-                                         const uint8_t *src,
-                                         size_t len,
-                                         uint8_t *out,
-                                         size_t out_cap,
-                                         size_t *out_len);
-
-// SM4-CMAC(key, data) into `out` (16 bytes).
-//
-// # Safety
-// `key` 16 readable bytes, `data` `len`, `out` 16 writable bytes.
-enum shangmi_status shangmi_sm4_cmac(const uint8_t *key,
-                                     const uint8_t *data,
-                                     size_t len,
-                                     uint8_t *out);
 
 // A streaming context for `mode` (`SHANGMI_SM4_ECB` ... `SHANGMI_SM4_CTR`); `iv` is 16
 // bytes (NULL for ECB); `padding` (ECB and CBC only) adds or checks PKCS#7 at the end.
