@@ -1,6 +1,5 @@
 //! The TLS table: rates, then shangmi's ratio to each reference.
 
-
 use super::drive::{GATHERED, IN_FLIGHT, INTERLEAVED, ONE_BY_ONE};
 use super::{AWS_HYBRID, OPENSSL4, OPENSSL4_PROVIDER, OPS, SM_HYBRID};
 use crate::harness::Figure;
