@@ -15,6 +15,11 @@ mod exchange;
 mod keys;
 mod sign;
 
+pub use cipher::*;
+pub use exchange::*;
+pub use keys::*;
+pub use sign::*;
+
 /// DER signatures (SEQUENCE of two INTEGERs, at most 72 bytes), as OpenSSL writes them.
 pub const SHANGMI_SIG_DER: c_int = 0;
 /// Raw 64-byte r || s.

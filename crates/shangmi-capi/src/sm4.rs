@@ -14,6 +14,10 @@ mod aead;
 mod block;
 mod stream;
 
+pub use aead::*;
+pub use block::*;
+pub use stream::*;
+
 /// ECB mode (for `shangmi_sm4_stream_new`).
 pub const SHANGMI_SM4_ECB: c_int = 0;
 /// CBC mode.

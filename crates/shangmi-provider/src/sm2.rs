@@ -5,18 +5,22 @@
 use core::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
 
-use shangmi::sm2::{self, Format, Signature};
+use shangmi::sm2::Signature;
 use shangmi::sm3::Sm3;
-use zeroize::Zeroizing;
 
 use crate::err::{Reason, fail};
 use crate::keys::{
     CtxGetParams, CtxParams, CtxTable, DInit, DSignFinal, DUpdate, DVerifyFinal, Free, Init, Key,
     New, SigDup, SigNew, Sign, Tables, Verify, key, list, sm2_names,
 };
-use crate::params::{self, OsslParam, Static};
+use crate::params::OsslParam;
 use crate::served::{self, Op};
 use crate::{Algorithm, DISPATCH_END, entry, free_boxed, guarded};
+
+mod cipher;
+mod sig_params;
+use cipher::{CipherCtx, ac_decrypt, ac_encrypt, ac_init, ac_new, ac_set_params, ac_settable};
+use sig_params::{sig_apply_params, sig_get_params, sig_gettable, sig_set_params, sig_settable};
 
 /// RFC 8998's SM2 ID for TLS 1.3's CertificateVerify.
 const TLS13_ID: &[u8] = b"TLSv1.3+GM+Cipher+Suite";
@@ -313,252 +317,6 @@ unsafe extern "C" fn dverify_final(ctx: *mut c_void, s: *const u8, s_len: usize)
             check(c, &e, core::slice::from_raw_parts(s, s_len))
         }
     })
-}
-
-unsafe extern "C" fn sig_set_params(ctx: *mut c_void, ps: *const OsslParam) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes a live context and a terminated array (or NULL).
-        unsafe {
-            let Some(c) = sig(ctx) else { return 0 };
-            sig_apply_params(c, ps)
-        }
-    })
-}
-
-/// The parameters in `ps` applied to `c` (from `set_params`, and from init on the context it
-/// already holds, so no second reference to it is made).
-///
-/// # Safety
-/// `ps` NULL or a terminated array whose entries fit their types.
-unsafe fn sig_apply_params(c: &mut SigCtx, ps: *const OsslParam) -> c_int {
-    const F: &CStr = c"sm2_signature_set_params";
-    // SAFETY: the contract above.
-    unsafe {
-        for p in params::entries(ps) {
-            if params::is(p, c"distid") {
-                let e = &*p;
-                if e.data_type != params::OCTET_STRING || (e.data.is_null() && e.data_size > 0) {
-                    return fail(Reason::InvalidArgument, F);
-                }
-                // The ID is part of Z: it cannot change once the message has started.
-                if c.hash.is_some() {
-                    return fail(Reason::State, F);
-                }
-                if e.data_size > sm2::MAX_ID_LEN {
-                    return fail(Reason::InvalidArgument, F);
-                }
-                // No data at all is "no ID set" (the default), as OpenSSL reads it; data of
-                // length 0 is the empty ID.
-                c.id = if e.data.is_null() {
-                    None
-                } else {
-                    Some(core::slice::from_raw_parts(e.data as *const u8, e.data_size).to_vec())
-                };
-            } else if params::is(p, c"tls-version") {
-                // libssl (4.0 on) names the protocol a signature is for: TLS 1.3's
-                // CertificateVerify takes RFC 8998's ID; other versions keep the ID set.
-                let Some(v) = params::get_uint(p) else {
-                    return fail(Reason::InvalidArgument, F);
-                };
-                if c.hash.is_some() {
-                    return fail(Reason::State, F);
-                }
-                if v == TLS1_3_VERSION {
-                    c.id = Some(TLS13_ID.to_vec());
-                }
-            } else if params::is(p, c"digest") && !params::names(p, b"SM3") {
-                return fail(Reason::Unsupported, F);
-            }
-        }
-    }
-    1
-}
-
-/// DER AlgorithmIdentifier of SM2-with-SM3, no parameters.
-const SM2_WITH_SM3: [u8; 12] =
-    shangmi::oid::algorithm_identifier(&shangmi::oid::SM2_WITH_SM3, None, false);
-
-unsafe extern "C" fn sig_get_params(ctx: *mut c_void, ps: *mut OsslParam) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes a live context and a terminated array.
-        unsafe {
-            if sig(ctx).is_none() {
-                return 0;
-            }
-            for p in params::entries(ps) {
-                let ok = if params::is(p, c"algorithm-id") {
-                    params::set_octets(p, &SM2_WITH_SM3)
-                } else if params::is(p, c"digest") {
-                    params::set_str(p, c"SM3")
-                } else if params::is(p, c"size") {
-                    params::set_uint(p, 32)
-                } else {
-                    true
-                };
-                if !ok {
-                    return 0;
-                }
-            }
-            1
-        }
-    })
-}
-
-static SIG_SETTABLE: Static<[OsslParam; 4]> = Static([
-    params::describe(c"distid", params::OCTET_STRING),
-    params::describe(c"tls-version", params::UNSIGNED_INTEGER),
-    params::describe(c"digest", params::UTF8_STRING),
-    params::END,
-]);
-
-static SIG_GETTABLE: Static<[OsslParam; 4]> = Static([
-    params::describe(c"algorithm-id", params::OCTET_STRING),
-    params::describe(c"digest", params::UTF8_STRING),
-    params::describe(c"size", params::UNSIGNED_INTEGER),
-    params::END,
-]);
-
-unsafe extern "C" fn sig_settable(_ctx: *mut c_void, _provctx: *mut c_void) -> *const OsslParam {
-    SIG_SETTABLE.0.as_ptr()
-}
-
-unsafe extern "C" fn sig_gettable(_ctx: *mut c_void, _provctx: *mut c_void) -> *const OsslParam {
-    SIG_GETTABLE.0.as_ptr()
-}
-
-/// An encryption operation: the key, nothing else.
-struct CipherCtx {
-    key: Option<Key>,
-}
-
-unsafe extern "C" fn ac_new(_provctx: *mut c_void) -> *mut c_void {
-    guarded(core::ptr::null_mut(), || {
-        Box::into_raw(Box::new(CipherCtx { key: None })).cast()
-    })
-}
-
-unsafe extern "C" fn ac_init(ctx: *mut c_void, k: *mut c_void, _ps: *const OsslParam) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes a live context and live key data.
-        unsafe {
-            let (Some(c), Some(k)) = (ctx.cast::<CipherCtx>().as_mut(), key(k)) else {
-                return 0;
-            };
-            c.key = Some(k.clone());
-            1
-        }
-    })
-}
-
-unsafe extern "C" fn ac_encrypt(
-    ctx: *mut c_void,
-    out: *mut u8,
-    out_len: *mut usize,
-    out_size: usize,
-    input: *const u8,
-    len: usize,
-) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core's contract: live context, buffers of the given sizes.
-        unsafe {
-            let Some(c) = ctx.cast::<CipherCtx>().as_ref() else {
-                return 0;
-            };
-            if out_len.is_null() {
-                return 0;
-            }
-            if out.is_null() {
-                // The ASN.1 layout's bound: the C library documents 126 bytes over the message.
-                *out_len = len.saturating_add(126);
-                return 1;
-            }
-            const F: &CStr = c"sm2_encrypt";
-            let Some(pk) = c.key.as_ref().and_then(Key::public) else {
-                return fail(Reason::NoKey, F);
-            };
-            if len > 0 && input.is_null() {
-                return fail(Reason::InvalidArgument, F);
-            }
-            let m = if len == 0 {
-                &[][..]
-            } else {
-                core::slice::from_raw_parts(input, len)
-            };
-            let Ok(ct) = pk.encrypt(m, Format::Der) else {
-                return fail(Reason::Rng, F);
-            };
-            served::count(Op::Sm2Encrypt);
-            if ct.len() > out_size {
-                return fail(Reason::BufferTooSmall, F);
-            }
-            core::ptr::copy_nonoverlapping(ct.as_ptr(), out, ct.len());
-            *out_len = ct.len();
-            1
-        }
-    })
-}
-
-unsafe extern "C" fn ac_decrypt(
-    ctx: *mut c_void,
-    out: *mut u8,
-    out_len: *mut usize,
-    out_size: usize,
-    input: *const u8,
-    len: usize,
-) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core's contract: live context, buffers of the given sizes.
-        unsafe {
-            let Some(c) = ctx.cast::<CipherCtx>().as_ref() else {
-                return 0;
-            };
-            if out_len.is_null() || input.is_null() {
-                return 0;
-            }
-            if out.is_null() {
-                *out_len = len;
-                return 1;
-            }
-            const F: &CStr = c"sm2_decrypt";
-            let Some(Key::Private(k)) = &c.key else {
-                return fail(Reason::NoKey, F);
-            };
-            served::count(Op::Sm2Decrypt);
-            let Ok(pt) = k.decrypt(core::slice::from_raw_parts(input, len), Format::Der) else {
-                return fail(Reason::DecryptionFailed, F);
-            };
-            let pt = Zeroizing::new(pt);
-            if pt.len() > out_size {
-                return fail(Reason::BufferTooSmall, F);
-            }
-            core::ptr::copy_nonoverlapping(pt.as_ptr(), out, pt.len());
-            *out_len = pt.len();
-            1
-        }
-    })
-}
-
-unsafe extern "C" fn ac_set_params(_ctx: *mut c_void, ps: *const OsslParam) -> c_int {
-    guarded(0, || {
-        // SAFETY: the core passes a terminated array (or NULL).
-        unsafe {
-            for p in params::entries(ps) {
-                if params::is(p, c"digest") && !params::names(p, b"SM3") {
-                    return fail(Reason::Unsupported, c"sm2_cipher_set_params");
-                }
-            }
-        }
-        1
-    })
-}
-
-static AC_SETTABLE: Static<[OsslParam; 2]> = Static([
-    params::describe(c"digest", params::UTF8_STRING),
-    params::END,
-]);
-
-unsafe extern "C" fn ac_settable(_ctx: *mut c_void, _provctx: *mut c_void) -> *const OsslParam {
-    AC_SETTABLE.0.as_ptr()
 }
 
 /// SM2 signatures (SM2 with SM3, `distid` settable).
