@@ -14,15 +14,9 @@ use std::sync::Arc;
 
 use pki_types::SignatureVerificationAlgorithm;
 use pki_types::{AlgorithmIdentifier, CertificateDer, InvalidSignature, ServerName, UnixTime};
-use rustls::client::WebPkiServerVerifier;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
-use rustls::server::WebPkiClientVerifier;
-use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{
-    CertificateError, DigitallySignedStruct, DistinguishedName, Error, RootCertStore,
-    SignatureScheme,
-};
+use rustls::client::danger::HandshakeSignatureValid;
+use rustls::crypto::WebPkiSupportedAlgorithms;
+use rustls::{CertificateError, Error, RootCertStore, SignatureScheme};
 use shangmi::sm2::{DEFAULT_ID, Signature, VerifyingKey};
 
 use crate::sign::{SM2SIG_SM3, TLS13_SM2_ID};
@@ -165,32 +159,32 @@ macro_rules! handshake_signatures {
         fn verify_tls12_signature(
             &self,
             message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, Error> {
+            cert: &pki_types::CertificateDer<'_>,
+            dss: &rustls::DigitallySignedStruct,
+        ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
             self.inner.verify_tls12_signature(message, cert, dss)
         }
 
         fn verify_tls13_signature(
             &self,
             message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, Error> {
-            if dss.scheme == SM2SIG_SM3 {
-                verify_tls13_sm2(message, cert, dss.signature())
+            cert: &pki_types::CertificateDer<'_>,
+            dss: &rustls::DigitallySignedStruct,
+        ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+            if dss.scheme == $crate::sign::SM2SIG_SM3 {
+                $crate::verify::verify_tls13_sm2(message, cert, dss.signature())
             } else {
                 self.inner.verify_tls13_signature(message, cert, dss)
             }
         }
 
-        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-            with_sm2(self.inner.supported_verify_schemes())
+        fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+            $crate::verify::with_sm2(self.inner.supported_verify_schemes())
         }
     };
 }
 
-fn with_sm2(mut schemes: Vec<SignatureScheme>) -> Vec<SignatureScheme> {
+pub(crate) fn with_sm2(mut schemes: Vec<SignatureScheme>) -> Vec<SignatureScheme> {
     if !schemes.contains(&SM2SIG_SM3) {
         schemes.insert(0, SM2SIG_SM3);
     }
@@ -292,188 +286,15 @@ fn other(e: shangmi_pki::Error) -> CertificateError {
     CertificateError::Other(rustls::OtherError(Arc::new(e)))
 }
 
-/// A server-certificate verifier for clients: SM2 chains through shangmi-pki, international
-/// ones through webpki with the provider's algorithms; sm2sig_sm3 CertificateVerify here,
-/// every other scheme through webpki.
-#[derive(Debug)]
-pub struct Sm2ServerVerifier {
-    chains: shangmi_pki::Verifier,
-    inner: Arc<dyn ServerCertVerifier>,
-}
-
-impl Sm2ServerVerifier {
-    /// Verifies chains to `roots`, the international ones with `provider`'s algorithms.
-    pub fn new(
-        roots: Arc<Roots>,
-        provider: Arc<CryptoProvider>,
-    ) -> Result<Arc<Self>, rustls::client::VerifierBuilderError> {
-        let inner =
-            WebPkiServerVerifier::builder_with_provider(roots.store.clone(), provider).build()?;
-        Ok(Arc::new(Self {
-            chains: roots.chains(),
-            inner,
-        }))
-    }
-}
-
-impl ServerCertVerifier for Sm2ServerVerifier {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, Error> {
-        let leaf = parse(end_entity)?;
-        if sm2_signed(&leaf) {
-            verify_sm2_chain(
-                &self.chains,
-                &leaf,
-                intermediates,
-                now,
-                shangmi_pki::Purpose::ServerAuth,
-                Some(server_name),
-            )?;
-            return Ok(ServerCertVerified::assertion());
-        }
-        let ok = self.inner.verify_server_cert(
-            end_entity,
-            intermediates,
-            server_name,
-            ocsp_response,
-            now,
-        )?;
-        check_end_entity(&leaf, shangmi_pki::Purpose::ServerAuth, Some(server_name))?;
-        Ok(ok)
-    }
-
-    handshake_signatures!();
-
-    fn root_hint_subjects(&self) -> Option<&[DistinguishedName]> {
-        self.inner.root_hint_subjects()
-    }
-}
-
-/// A client-certificate verifier for servers, shaped like [`Sm2ServerVerifier`]: a client
-/// certificate is required.
-#[derive(Debug)]
-pub struct Sm2ClientVerifier {
-    chains: shangmi_pki::Verifier,
-    inner: Arc<dyn ClientCertVerifier>,
-}
-
-impl Sm2ClientVerifier {
-    /// Requires a client certificate chaining to `roots`, the international ones checked
-    /// with `provider`'s algorithms.
-    pub fn new(
-        roots: Arc<Roots>,
-        provider: Arc<CryptoProvider>,
-    ) -> Result<Arc<Self>, rustls::server::VerifierBuilderError> {
-        let inner =
-            WebPkiClientVerifier::builder_with_provider(roots.store.clone(), provider).build()?;
-        Ok(Arc::new(Self {
-            chains: roots.chains(),
-            inner,
-        }))
-    }
-
-    /// [`Sm2ClientVerifier::new`], with client certificates also checked against the CRLs in
-    /// `crls` (PEM or DER, as received; each counts for the CA that signed it, SM2 or
-    /// international). An issuer with no CRL among them is not checked for revocation.
-    pub fn with_crls(
-        roots: Arc<Roots>,
-        provider: Arc<CryptoProvider>,
-        crls: &[u8],
-    ) -> Result<Arc<Self>, Error> {
-        let crls = shangmi_pki::crls(crls).map_err(|e| Error::General(format!("CRL: {e}")))?;
-        let ders: Vec<_> = crls
-            .iter()
-            .map(|c| rustls::pki_types::CertificateRevocationListDer::from(c.der().to_vec()))
-            .collect();
-        let chains = roots.chains().with_crls(crls);
-        let inner = WebPkiClientVerifier::builder_with_provider(roots.store.clone(), provider)
-            .with_crls(ders)
-            .allow_unknown_revocation_status()
-            .build()
-            .map_err(|e| Error::General(format!("CRL: {e}")))?;
-        Ok(Arc::new(Self { chains, inner }))
-    }
-}
-
-impl ClientCertVerifier for Sm2ClientVerifier {
-    fn offer_client_auth(&self) -> bool {
-        self.inner.offer_client_auth()
-    }
-
-    fn client_auth_mandatory(&self) -> bool {
-        self.inner.client_auth_mandatory()
-    }
-
-    fn root_hint_subjects(&self) -> &[DistinguishedName] {
-        self.inner.root_hint_subjects()
-    }
-
-    fn verify_client_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        now: UnixTime,
-    ) -> Result<ClientCertVerified, Error> {
-        let leaf = parse(end_entity)?;
-        if sm2_signed(&leaf) {
-            verify_sm2_chain(
-                &self.chains,
-                &leaf,
-                intermediates,
-                now,
-                shangmi_pki::Purpose::ClientAuth,
-                None,
-            )?;
-            return Ok(ClientCertVerified::assertion());
-        }
-        let ok = self
-            .inner
-            .verify_client_cert(end_entity, intermediates, now)?;
-        check_end_entity(&leaf, shangmi_pki::Purpose::ClientAuth, None)?;
-        Ok(ok)
-    }
-
-    handshake_signatures!();
-}
-
 fn parse(cert: &CertificateDer<'_>) -> Result<shangmi_pki::Cert, Error> {
     shangmi_pki::Cert::from_der(cert.as_ref())
         .map_err(|_| Error::InvalidCertificate(CertificateError::BadEncoding))
 }
 
+mod client;
+mod server;
 #[cfg(test)]
-mod tests {
-    use der::asn1::{Any, ObjectIdentifier};
-    use der::{Encode, Tag};
-    use shangmi_pki::oid::{EC_PUBLIC_KEY, SM2, SM2_WITH_SM3};
-    use x509_cert::spki::AlgorithmIdentifierOwned;
+mod tests;
 
-    /// An AlgorithmIdentifier's contents as the der crate encodes it.
-    fn contents(oid: ObjectIdentifier, parameters: Option<Any>) -> Vec<u8> {
-        let der = AlgorithmIdentifierOwned { oid, parameters }
-            .to_der()
-            .unwrap();
-        der[2..].to_vec()
-    }
-
-    #[test]
-    fn the_compile_time_encodings_are_der() {
-        assert_eq!(
-            super::ids::EC_PUBLIC_KEY_SM2,
-            contents(EC_PUBLIC_KEY, Some(Any::from(&SM2)))
-        );
-        assert_eq!(super::ids::SM2_BARE, contents(SM2, None));
-        assert_eq!(super::ids::SM2_WITH_SM3_ALG, contents(SM2_WITH_SM3, None));
-        let null = Any::new(Tag::Null, Vec::new()).unwrap();
-        assert_eq!(
-            super::ids::SM2_WITH_SM3_NULL,
-            contents(SM2_WITH_SM3, Some(null))
-        );
-    }
-}
+pub use client::*;
+pub use server::*;
