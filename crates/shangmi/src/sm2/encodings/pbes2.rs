@@ -15,13 +15,13 @@ use spki::AlgorithmIdentifierRef;
 use zeroize::Zeroizing;
 
 use crate::oid::{
-    AES128_CBC, AES192_CBC, AES256_CBC, HMAC_SHA1, HMAC_SHA224, HMAC_SHA256, HMAC_SHA384,
-    HMAC_SHA512, HMAC_SM3, HMAC_SM3_OPENSSL, PBES2, PBKDF2, SM4_CBC,
+    AES128_CBC, AES192_CBC, AES256_CBC, HMAC_SHA256, HMAC_SM3, PBES2, PBKDF2, SM4_CBC,
 };
-use crate::sm2::encodings::keyfile::{
-    KeyFileError, LABEL_ENCRYPTED, malformed, null_or_absent, octets, pem_encode,
-};
-use crate::sm2::protocols::keys::SigningKey;
+use crate::sm2::encodings::keyfile::{KeyFileError, malformed, octets};
+
+mod key;
+mod prf;
+pub use prf::*;
 
 /// The iteration count written by default.
 pub const DEFAULT_PBKDF2_ITERATIONS: u32 = 100_000;
@@ -74,116 +74,6 @@ struct Pbkdf2Params<'a> {
     iteration_count: u64,
     key_length: Option<u64>,
     prf: Option<AlgorithmIdentifierRef<'a>>,
-}
-
-/// The PBKDF2 PRFs (HMAC with a hash) a file being read may name: the one table of them, which
-/// shangmi-pki's PKCS#12 reads its PBKDF2 and PBMAC1 parameters with too.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pbkdf2Prf {
-    /// HMAC-SM3 (1.2.156.10197.1.401.2, or OpenSSL's 1.2.156.10197.1.401.3.1).
-    Sm3,
-    /// HMAC-SHA1 (also what an absent PRF means, RFC 8018).
-    Sha1,
-    /// HMAC-SHA224.
-    Sha224,
-    /// HMAC-SHA256.
-    Sha256,
-    /// HMAC-SHA384.
-    Sha384,
-    /// HMAC-SHA512.
-    Sha512,
-}
-
-impl Pbkdf2Prf {
-    /// The PRF an HMAC OID names, if it is one of these.
-    pub fn from_oid(oid: &der::asn1::ObjectIdentifier) -> Option<Self> {
-        Some(match *oid {
-            o if o == HMAC_SM3 || o == HMAC_SM3_OPENSSL => Pbkdf2Prf::Sm3,
-            o if o == HMAC_SHA1 => Pbkdf2Prf::Sha1,
-            o if o == HMAC_SHA224 => Pbkdf2Prf::Sha224,
-            o if o == HMAC_SHA256 => Pbkdf2Prf::Sha256,
-            o if o == HMAC_SHA384 => Pbkdf2Prf::Sha384,
-            o if o == HMAC_SHA512 => Pbkdf2Prf::Sha512,
-            _ => return None,
-        })
-    }
-
-    /// Its name: "HMAC-SM3", "HMAC-SHA256", ...
-    pub fn name(self) -> &'static str {
-        match self {
-            Pbkdf2Prf::Sm3 => "HMAC-SM3",
-            Pbkdf2Prf::Sha1 => "HMAC-SHA1",
-            Pbkdf2Prf::Sha224 => "HMAC-SHA224",
-            Pbkdf2Prf::Sha256 => "HMAC-SHA256",
-            Pbkdf2Prf::Sha384 => "HMAC-SHA384",
-            Pbkdf2Prf::Sha512 => "HMAC-SHA512",
-        }
-    }
-
-    /// The PRF of a PBKDF2 parameter block: absent means HMAC-SHA1 (RFC 8018).
-    fn from_params(prf: Option<AlgorithmIdentifierRef<'_>>) -> Result<Self, KeyFileError> {
-        let Some(p) = prf else {
-            return Ok(Pbkdf2Prf::Sha1);
-        };
-        if !null_or_absent(p.parameters) {
-            return Err(KeyFileError::Malformed("PBKDF2 PRF parameters"));
-        }
-        Pbkdf2Prf::from_oid(&p.oid)
-            .ok_or_else(|| KeyFileError::Unsupported(format!("PBKDF2 PRF {}", p.oid)))
-    }
-
-    /// PBKDF2 with this PRF into `out`; an error only for zero iterations.
-    pub fn pbkdf2(
-        self,
-        password: &[u8],
-        salt: &[u8],
-        iterations: u32,
-        out: &mut [u8],
-    ) -> Result<(), KeyFileError> {
-        use pbkdf2::pbkdf2_hmac;
-        if iterations == 0 {
-            return Err(KeyFileError::Malformed("PBKDF2 parameters"));
-        }
-        match self {
-            Pbkdf2Prf::Sm3 => {
-                return crate::sm3::pbkdf2(password, salt, iterations, out)
-                    .map_err(|_| KeyFileError::Malformed("PBKDF2 parameters"));
-            }
-            Pbkdf2Prf::Sha1 => pbkdf2_hmac::<sha1::Sha1>(password, salt, iterations, out),
-            Pbkdf2Prf::Sha224 => pbkdf2_hmac::<sha2::Sha224>(password, salt, iterations, out),
-            Pbkdf2Prf::Sha256 => pbkdf2_hmac::<sha2::Sha256>(password, salt, iterations, out),
-            Pbkdf2Prf::Sha384 => pbkdf2_hmac::<sha2::Sha384>(password, salt, iterations, out),
-            Pbkdf2Prf::Sha512 => pbkdf2_hmac::<sha2::Sha512>(password, salt, iterations, out),
-        }
-        Ok(())
-    }
-
-    /// The HMAC itself, of `data` under `key`.
-    pub fn hmac(self, key: &[u8], data: &[u8]) -> Vec<u8> {
-        use hmac::{KeyInit, Mac};
-        fn with<M: Mac + KeyInit>(key: &[u8], data: &[u8]) -> Vec<u8> {
-            let mut m = <M as KeyInit>::new_from_slice(key).expect("HMAC takes any key");
-            m.update(data);
-            m.finalize().into_bytes().to_vec()
-        }
-        match self {
-            Pbkdf2Prf::Sm3 => crate::sm3::hmac(key, data).to_vec(),
-            Pbkdf2Prf::Sha1 => with::<hmac::Hmac<sha1::Sha1>>(key, data),
-            Pbkdf2Prf::Sha224 => with::<hmac::Hmac<sha2::Sha224>>(key, data),
-            Pbkdf2Prf::Sha256 => with::<hmac::Hmac<sha2::Sha256>>(key, data),
-            Pbkdf2Prf::Sha384 => with::<hmac::Hmac<sha2::Sha384>>(key, data),
-            Pbkdf2Prf::Sha512 => with::<hmac::Hmac<sha2::Sha512>>(key, data),
-        }
-    }
-}
-
-impl From<Prf> for Pbkdf2Prf {
-    fn from(p: Prf) -> Self {
-        match p {
-            Prf::HmacSm3 => Pbkdf2Prf::Sm3,
-            Prf::HmacSha256 => Pbkdf2Prf::Sha256,
-        }
-    }
 }
 
 fn derive_key(
@@ -404,78 +294,4 @@ pub fn pbes2_encrypt(
 /// reader of DER files know to ask for a password.
 pub fn is_encrypted_pkcs8_der(der: &[u8]) -> bool {
     EncryptedPrivateKeyInfo::from_der(der).is_ok()
-}
-
-impl SigningKey {
-    /// Reads an encrypted PKCS#8 key (`EncryptedPrivateKeyInfo` DER), allowing at most
-    /// [`MAX_PBKDF2_ITERATIONS`].
-    pub fn from_pkcs8_encrypted_der(der: &[u8], password: &[u8]) -> Result<Self, KeyFileError> {
-        Self::from_pkcs8_encrypted_der_with_limit(der, password, MAX_PBKDF2_ITERATIONS)
-    }
-
-    /// Reads an encrypted PKCS#8 key, allowing at most `max_iterations` PBKDF2 iterations.
-    pub fn from_pkcs8_encrypted_der_with_limit(
-        der: &[u8],
-        password: &[u8],
-        max_iterations: u64,
-    ) -> Result<Self, KeyFileError> {
-        let info =
-            EncryptedPrivateKeyInfo::from_der(der).map_err(malformed("EncryptedPrivateKeyInfo"))?;
-        let plain = decrypt_with(
-            info.encryption_algorithm,
-            password,
-            info.encrypted_data.as_bytes(),
-            max_iterations,
-        )?;
-        // Past this point every failure is the same error: bad padding, a plaintext that does
-        // not parse, names an algorithm or holds an invalid key all mean a wrong password or
-        // damaged data, and telling them apart (or echoing what the plaintext holds) would make
-        // the reader an oracle on the decrypted bytes.
-        plain
-            .and_then(|p| Self::from_pkcs8_der(&p).ok())
-            .ok_or(KeyFileError::WrongPassword)
-    }
-
-    /// Reads encrypted PKCS#8 PEM (`ENCRYPTED PRIVATE KEY`).
-    pub fn from_pkcs8_encrypted_pem(pem: &str, password: &[u8]) -> Result<Self, KeyFileError> {
-        let (_, der) = crate::pem::select(pem, &[LABEL_ENCRYPTED])?;
-        Self::from_pkcs8_encrypted_der(&der, password)
-    }
-
-    /// Encrypted PKCS#8 DER: PBES2 with PBKDF2 (HMAC-SM3 by default) and SM4-CBC, a fresh
-    /// 16-byte salt and IV.
-    pub fn to_pkcs8_encrypted_der(
-        &self,
-        password: &[u8],
-        params: EncryptionParams,
-    ) -> Result<Vec<u8>, KeyFileError> {
-        let plain = self.to_pkcs8_der()?;
-        let (alg, data) = pbes2_encrypt(
-            password,
-            &plain,
-            params.prf,
-            Cipher::Sm4Cbc,
-            params.iterations,
-        )?;
-        let enc = |_: der::Error| KeyFileError::Malformed("encoding the encrypted key");
-        EncryptedPrivateKeyInfo {
-            encryption_algorithm: AlgorithmIdentifierRef::from_der(&alg).map_err(enc)?,
-            encrypted_data: OctetStringRef::new(&data).map_err(enc)?,
-        }
-        .to_der()
-        .map_err(enc)
-    }
-
-    /// Encrypted PKCS#8 PEM (`-----BEGIN ENCRYPTED PRIVATE KEY-----`).
-    pub fn to_pkcs8_encrypted_pem(
-        &self,
-        password: &[u8],
-        params: EncryptionParams,
-    ) -> Result<String, KeyFileError> {
-        Ok(pem_encode(
-            LABEL_ENCRYPTED,
-            &self.to_pkcs8_encrypted_der(password, params)?,
-        )
-        .to_string())
-    }
 }
