@@ -48,16 +48,10 @@ impl Gcm {
         data: Data<'_>,
         associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = nonce;
-        let d = data;
         let a = associated_data.unwrap_or_default();
-        let (inner, t) = (&self.inner, self.inner.tag_len());
-        bytes_from(py, &d, d.len() + t, |buf| {
-            let (body, tag) = buf.split_at_mut(d.len());
-            tag.copy_from_slice(&inner.encrypt_in_place_detached(&n, &a, body)?[..t]);
-            Ok::<(), ModeError>(())
-        })?
-        .or_raise()
+        seal_detached(py, &data, self.inner.tag_len(), |body| {
+            self.inner.encrypt_in_place_detached(&nonce, &a, body)
+        })
     }
 
     #[pyo3(signature = (nonce, data, associated_data=None))]
@@ -68,18 +62,11 @@ impl Gcm {
         data: Data<'_>,
         associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = nonce;
-        let d = data;
         let a = associated_data.unwrap_or_default();
-        let body = d
-            .len()
-            .checked_sub(self.inner.tag_len())
-            .ok_or_else(|| PyErr::from(Error::Tag("SM4-GCM input shorter than its tag")))?;
-        let inner = &self.inner;
-        bytes_from(py, &d, body, |buf| {
-            inner.decrypt_in_place_detached(&n, &a, buf, &d[body..])
-        })?
-        .or_raise()
+        let short = "SM4-GCM input shorter than its tag";
+        open_detached(py, &data, self.inner.tag_len(), short, |body, tag| {
+            self.inner.decrypt_in_place_detached(&nonce, &a, body, tag)
+        })
     }
 
     /// A streaming encryptor: `update(data)` returns ciphertext as it goes, `finalize()`
@@ -282,17 +269,11 @@ impl Ccm {
         data: Data<'_>,
         associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = nonce;
-        let d = data;
         let a = associated_data.unwrap_or_default();
-        let t = self.tag_len;
-        let ccm = self.for_nonce(n.len())?;
-        bytes_from(py, &d, d.len() + t, |buf| {
-            let (body, tag) = buf.split_at_mut(d.len());
-            tag.copy_from_slice(&ccm.encrypt_in_place_detached(&n, &a, body)?);
-            Ok::<(), ModeError>(())
-        })?
-        .or_raise()
+        let ccm = self.for_nonce(nonce.len())?;
+        seal_detached(py, &data, self.tag_len, |body| {
+            ccm.encrypt_in_place_detached(&nonce, &a, body)
+        })
     }
 
     #[pyo3(signature = (nonce, data, associated_data=None))]
@@ -303,17 +284,43 @@ impl Ccm {
         data: Data<'_>,
         associated_data: Option<Data<'_>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let n = nonce;
-        let d = data;
         let a = associated_data.unwrap_or_default();
-        let body = d
-            .len()
-            .checked_sub(self.tag_len)
-            .ok_or_else(|| PyErr::from(Error::Tag("SM4-CCM input shorter than its tag")))?;
-        let ccm = self.for_nonce(n.len())?;
-        bytes_from(py, &d, body, |buf| {
-            ccm.decrypt_in_place_detached(&n, &a, buf, &d[body..])
-        })?
-        .or_raise()
+        let short = "SM4-CCM input shorter than its tag";
+        let ccm = self.for_nonce(nonce.len())?;
+        open_detached(py, &data, self.tag_len, short, |body, tag| {
+            ccm.decrypt_in_place_detached(&nonce, &a, body, tag)
+        })
     }
+}
+
+/// `data || tag` for a one-shot AEAD: the body sealed in the output buffer, the tag (cut to
+/// `tag_len`) after it.
+fn seal_detached<'py, T: AsRef<[u8]>>(
+    py: Python<'py>,
+    data: &[u8],
+    tag_len: usize,
+    seal: impl FnOnce(&mut [u8]) -> Result<T, ModeError> + Send,
+) -> PyResult<Bound<'py, PyBytes>> {
+    bytes_from(py, data, data.len() + tag_len, |buf| {
+        let (body, tag) = buf.split_at_mut(data.len());
+        tag.copy_from_slice(&seal(body)?.as_ref()[..tag_len]);
+        Ok::<(), ModeError>(())
+    })?
+    .or_raise()
+}
+
+/// The plaintext of a one-shot AEAD's `data || tag`, or `InvalidTag` and nothing; an input
+/// shorter than the tag is `InvalidTag` with `short` as its message.
+fn open_detached<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    tag_len: usize,
+    short: &'static str,
+    open: impl FnOnce(&mut [u8], &[u8]) -> Result<(), ModeError> + Send,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let body = data
+        .len()
+        .checked_sub(tag_len)
+        .ok_or_else(|| PyErr::from(Error::Tag(short)))?;
+    bytes_from(py, data, body, |buf| open(buf, &data[body..]))?.or_raise()
 }

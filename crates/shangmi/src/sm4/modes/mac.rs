@@ -81,15 +81,70 @@ fn verify_tag(ours: &Block, tag: &[u8], len: usize) -> Result<(), Error> {
     }
 }
 
-/// SM4-CMAC.
+/// A MAC made of the CBC chain and two finishing keys: one XORed into a complete last
+/// block, the other into a padded one. [`Cmac`] and [`XcbcMac`] differ only in how those
+/// keys (and the chain's key) come from the MAC key.
 #[derive(Clone, zeroize::ZeroizeOnDrop)]
-pub struct Cmac {
+pub struct ChainMac<K> {
     chain: Chain,
-    k1: Block,
-    k2: Block,
+    complete: Block,
+    padded: Block,
+    #[zeroize(skip)]
+    kind: core::marker::PhantomData<K>,
 }
 
-impl Cmac {
+/// [`Cmac`]'s key derivation (`K1`, `K2` by doubling `E_K(0)`).
+#[derive(Clone, Copy, Debug)]
+pub enum CmacKeys {}
+
+/// [`XcbcMac`]'s key derivation (`K1`, `K2`, `K3` as `E_K` of 0x01.., 0x02.., 0x03..).
+#[derive(Clone, Copy, Debug)]
+pub enum XcbcKeys {}
+
+/// SM4-CMAC.
+pub type Cmac = ChainMac<CmacKeys>;
+
+/// SM4-XCBC-MAC: RFC 3566's construction (K1, K2, K3 = E(0x01..), E(0x02..), E(0x03..)).
+pub type XcbcMac = ChainMac<XcbcKeys>;
+
+impl<K> ChainMac<K> {
+    fn with_keys(chain_key: Sm4, complete: Block, padded: Block) -> Self {
+        ChainMac {
+            chain: Chain::new(chain_key),
+            complete,
+            padded,
+            kind: core::marker::PhantomData,
+        }
+    }
+
+    /// Absorbs `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        self.chain.update(data);
+    }
+
+    /// The 16-byte tag.
+    pub fn finalize(mut self) -> Block {
+        let (complete, padded) = (self.complete, self.padded);
+        self.chain.finish(&complete, &padded)
+    }
+
+    /// Checks a full 16-byte tag in constant time; anything else is [`Error::Decrypt`].
+    pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
+        self.verify_truncated(tag, 16)
+    }
+
+    /// Checks a tag truncated to `len` bytes (8 to 16, as the protocol fixes it; RFC 3566
+    /// uses 12 for XCBC; anything else is [`Error::InvalidTagLength`]); `tag` must be
+    /// exactly `len` bytes.
+    pub fn verify_truncated(self, tag: &[u8], len: usize) -> Result<(), Error> {
+        let mut ours = self.finalize();
+        let r = verify_tag(&ours, tag, len);
+        ours.zeroize();
+        r
+    }
+}
+
+impl ChainMac<CmacKeys> {
     /// A MAC keyed with `key`.
     pub fn new(key: &[u8; 16]) -> Self {
         Self::with_cipher(Sm4::new(key))
@@ -102,36 +157,7 @@ impl Cmac {
         let k1 = dbl(&l);
         let k2 = dbl(&k1);
         l.zeroize();
-        Cmac {
-            chain: Chain::new(cipher),
-            k1,
-            k2,
-        }
-    }
-
-    /// Absorbs `data`.
-    pub fn update(&mut self, data: &[u8]) {
-        self.chain.update(data);
-    }
-
-    /// The 16-byte tag.
-    pub fn finalize(mut self) -> Block {
-        let (k1, k2) = (self.k1, self.k2);
-        self.chain.finish(&k1, &k2)
-    }
-
-    /// Checks a full 16-byte tag in constant time; anything else is [`Error::Decrypt`].
-    pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
-        self.verify_truncated(tag, 16)
-    }
-
-    /// Checks a tag truncated to `len` bytes (8 to 16, as the protocol fixes it; anything
-    /// else is [`Error::InvalidTagLength`]); `tag` must be exactly `len` bytes.
-    pub fn verify_truncated(self, tag: &[u8], len: usize) -> Result<(), Error> {
-        let mut ours = self.finalize();
-        let r = verify_tag(&ours, tag, len);
-        ours.zeroize();
-        r
+        Self::with_keys(cipher, k1, k2)
     }
 }
 
@@ -142,15 +168,7 @@ pub fn cmac(key: &[u8; 16], data: &[u8]) -> Block {
     m.finalize()
 }
 
-/// SM4-XCBC-MAC: RFC 3566's construction (K1, K2, K3 = E(0x01..), E(0x02..), E(0x03..)).
-#[derive(Clone, zeroize::ZeroizeOnDrop)]
-pub struct XcbcMac {
-    chain: Chain,
-    k2: Block,
-    k3: Block,
-}
-
-impl XcbcMac {
+impl ChainMac<XcbcKeys> {
     /// A MAC keyed with `key`.
     pub fn new(key: &[u8; 16]) -> Self {
         let cipher = Sm4::new(key);
@@ -161,38 +179,9 @@ impl XcbcMac {
         };
         let mut k1 = derive(1);
         let (k2, k3) = (derive(2), derive(3));
-        let mac = XcbcMac {
-            chain: Chain::new(Sm4::new(&k1)),
-            k2,
-            k3,
-        };
+        let mac = Self::with_keys(Sm4::new(&k1), k2, k3);
         k1.zeroize();
         mac
-    }
-
-    /// Absorbs `data`.
-    pub fn update(&mut self, data: &[u8]) {
-        self.chain.update(data);
-    }
-
-    /// The 16-byte tag.
-    pub fn finalize(mut self) -> Block {
-        let (k2, k3) = (self.k2, self.k3);
-        self.chain.finish(&k2, &k3)
-    }
-
-    /// Checks a full 16-byte tag in constant time; anything else is [`Error::Decrypt`].
-    pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
-        self.verify_truncated(tag, 16)
-    }
-
-    /// Checks a tag truncated to `len` bytes (8 to 16, as the protocol fixes it (RFC 3566 uses 12); anything
-    /// else is [`Error::InvalidTagLength`]); `tag` must be exactly `len` bytes.
-    pub fn verify_truncated(self, tag: &[u8], len: usize) -> Result<(), Error> {
-        let mut ours = self.finalize();
-        let r = verify_tag(&ours, tag, len);
-        ours.zeroize();
-        r
     }
 }
 
