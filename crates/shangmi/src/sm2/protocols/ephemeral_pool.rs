@@ -7,17 +7,16 @@
 //! the storage is wiped when it grows and when the pool is dropped, and a pool in a process
 //! other than the one that filled it (after `fork`) throws its keys away first.
 
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
-use crate::cpu::Implementation as _;
 use crate::sm2::Error;
-use crate::sm2::arithmetic::engine::{Engine, dispatch};
+use crate::sm2::arithmetic::engine::dispatch;
 use crate::sm2::arithmetic::mul::fixed_base_many;
 use crate::sm2::arithmetic::point::{Affine, Jacobian, batch_to_affine};
 use crate::sm2::arithmetic::scalar::{Scalar, SecretScalar};
 use crate::sm2::protocols::keys::VerifyingKey;
 use crate::sm2::protocols::kx::EphemeralSecret;
-use crate::sm2::protocols::pool::{fresh_scalars, make_room};
+use crate::sm2::protocols::pool::{Prepared, fresh_scalars};
 
 /// One prepared key: plain data, so its slot can be wiped in place when it is handed out.
 #[derive(Clone, Copy, Zeroize)]
@@ -28,19 +27,14 @@ struct Slot {
 
 /// Prepared ephemeral keys for [`EphemeralPool::take`].
 pub struct EphemeralPool {
-    /// `slots[..ready]` are unused; `slots[ready..]` have been handed out and are zero.
-    slots: Zeroizing<Vec<Slot>>,
-    ready: usize,
-    batch: usize,
-    engine: Engine,
-    pid: u32,
+    store: Prepared<Slot>,
 }
 
 impl core::fmt::Debug for EphemeralPool {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("EphemeralPool")
-            .field("ready", &self.ready)
-            .field("batch", &self.batch)
+            .field("ready", &self.store.ready)
+            .field("batch", &self.store.batch)
             .finish()
     }
 }
@@ -49,27 +43,23 @@ impl EphemeralPool {
     /// An empty pool that prepares `batch` keys at a time (clamped to 1..=4096).
     pub fn new(batch: usize) -> Self {
         EphemeralPool {
-            slots: Zeroizing::new(Vec::new()),
-            ready: 0,
-            batch: batch.clamp(1, 4096),
-            engine: Engine::best(),
-            pid: std::process::id(),
+            store: Prepared::new(batch),
         }
     }
 
     /// Keys ready to hand out.
     pub fn len(&self) -> usize {
-        self.ready
+        self.store.len()
     }
 
     /// Whether no key is ready (the next `take` refills first).
     pub fn is_empty(&self) -> bool {
-        self.ready == 0
+        self.store.len() == 0
     }
 
     fn refill(&mut self) -> Result<(), Error> {
-        let rs = fresh_scalars(self.batch)?;
-        let publics: Vec<[u8; 65]> = dispatch!(self.engine, |a| {
+        let rs = fresh_scalars(self.store.batch)?;
+        let publics: Vec<[u8; 65]> = dispatch!(self.store.engine, |a| {
             let points: Vec<Jacobian<_>> = fixed_base_many(a, &rs);
             let mut affine = vec![Affine::generator(a); points.len()];
             batch_to_affine(&points, &mut affine);
@@ -85,30 +75,27 @@ impl EphemeralPool {
                 })
                 .collect()
         });
-        make_room(&mut self.slots, self.ready, rs.len(), self.batch);
-        for (r, public) in rs.iter().zip(publics) {
-            self.slots.push(Slot { r: *r, public });
-        }
-        self.ready = self.slots.len();
+        let slots = rs
+            .iter()
+            .zip(publics)
+            .map(|(r, public)| Slot { r: *r, public });
+        self.store.push_batch(slots);
         Ok(())
     }
 
     /// A fresh ephemeral key, never handed out before.
     pub fn take(&mut self) -> Result<EphemeralSecret, Error> {
-        let pid = std::process::id();
-        if pid != self.pid {
-            self.slots.zeroize();
-            self.ready = 0;
-            self.pid = pid;
-        }
-        if self.ready == 0 {
+        self.store.forget_if_forked();
+        if self.store.len() == 0 {
             self.refill()?;
         }
-        self.ready = self.ready.checked_sub(1).ok_or(Error::Rng)?;
-        let slot = &mut self.slots[self.ready];
-        let r = SecretScalar::new(slot.r);
-        let public = VerifyingKey::from_sec1_bytes(&slot.public);
-        slot.zeroize();
+        let (r, public) = self
+            .store
+            .take_with(|slot| {
+                let public = VerifyingKey::from_sec1_bytes(&slot.public);
+                (SecretScalar::new(slot.r), public)
+            })
+            .ok_or(Error::Rng)?;
         Ok(EphemeralSecret {
             r,
             public: public.map_err(|_| Error::Rng)?,
@@ -126,7 +113,11 @@ mod tests {
         let mut seen = Vec::new();
         for _ in 0..12 {
             let a = pool.take().unwrap();
-            assert!(pool.slots[pool.ready..].iter().all(|s| s.public == [0; 65]));
+            assert!(
+                pool.store.slots[pool.store.ready..]
+                    .iter()
+                    .all(|s| s.public == [0; 65])
+            );
             let b = EphemeralSecret::random().unwrap();
             let (pa, pb) = (*a.public_key(), *b.public_key());
             assert!(!seen.contains(&pa.to_uncompressed()));
@@ -142,8 +133,11 @@ mod tests {
     fn a_forked_process_does_not_reuse_the_parents_keys() {
         let mut pool = EphemeralPool::new(4);
         let first = *pool.take().unwrap().public_key();
-        let parents: Vec<[u8; 65]> = pool.slots[..pool.ready].iter().map(|s| s.public).collect();
-        pool.pid = pool.pid.wrapping_add(1);
+        let parents: Vec<[u8; 65]> = pool.store.slots[..pool.store.ready]
+            .iter()
+            .map(|s| s.public)
+            .collect();
+        pool.store.pid = pool.store.pid.wrapping_add(1);
         let next = *pool.take().unwrap().public_key();
         assert!(!parents.contains(&next.to_uncompressed()));
         assert_ne!(first, next);

@@ -45,21 +45,69 @@ pub(crate) fn fresh_scalars(n: usize) -> Result<Zeroizing<Vec<Scalar>>, Error> {
     Ok(out)
 }
 
-/// Keeps the `ready` slots and makes room for `more` after them. The used slots past `ready`
-/// are zero already (truncating leaves zeros behind); growth is by hand, because a Vec that
-/// reallocates itself frees the old buffer unwiped.
-pub(crate) fn make_room<T: Zeroize + Copy>(
-    slots: &mut Zeroizing<Vec<T>>,
-    ready: usize,
-    more: usize,
-    batch: usize,
-) {
-    slots.truncate(ready);
-    let needed = ready + more;
-    if slots.capacity() < needed {
-        let mut grown = Zeroizing::new(Vec::with_capacity(needed.max(batch)));
-        grown.extend_from_slice(slots);
-        *slots = grown;
+/// Items prepared ahead and handed out once each: the store both pools keep. Taking an item
+/// wipes its slot, the storage is wiped when it grows and when dropped, and in a process other
+/// than the one that filled it (after `fork`) everything is thrown away first.
+pub(crate) struct Prepared<T: Zeroize + Copy> {
+    /// `slots[..ready]` are unused; `slots[ready..]` have been handed out and are zero.
+    pub(super) slots: Zeroizing<Vec<T>>,
+    pub(super) ready: usize,
+    pub(crate) batch: usize,
+    pub(crate) engine: Engine,
+    /// The process that prepared the items in `slots`.
+    pub(super) pid: u32,
+}
+
+impl<T: Zeroize + Copy> Prepared<T> {
+    /// An empty store filled `batch` items at a time (clamped to 1..=4096).
+    pub(crate) fn new(batch: usize) -> Self {
+        Prepared {
+            slots: Zeroizing::new(Vec::new()),
+            ready: 0,
+            batch: batch.clamp(1, 4096),
+            engine: Engine::best(),
+            pid: std::process::id(),
+        }
+    }
+
+    /// Items ready to hand out.
+    pub(crate) fn len(&self) -> usize {
+        self.ready
+    }
+
+    /// In a process other than the one that filled the store (a fork), the items are the
+    /// parent's too: wipe them.
+    pub(crate) fn forget_if_forked(&mut self) {
+        let pid = std::process::id();
+        if pid != self.pid {
+            self.slots.zeroize();
+            self.ready = 0;
+            self.pid = pid;
+        }
+    }
+
+    /// Adds a batch after the items still ready. The used slots past `ready` are zero already
+    /// (truncating leaves zeros behind); growth is by hand, because a Vec that reallocates
+    /// itself frees the old buffer unwiped.
+    pub(crate) fn push_batch(&mut self, items: impl ExactSizeIterator<Item = T>) {
+        self.slots.truncate(self.ready);
+        let needed = self.ready + items.len();
+        if self.slots.capacity() < needed {
+            let mut grown = Zeroizing::new(Vec::with_capacity(needed.max(self.batch)));
+            grown.extend_from_slice(&self.slots);
+            self.slots = grown;
+        }
+        self.slots.extend(items);
+        self.ready = self.slots.len();
+    }
+
+    /// The next unused item, read by `f` and then wiped in its slot; `None` when empty.
+    pub(crate) fn take_with<R>(&mut self, f: impl FnOnce(&T) -> R) -> Option<R> {
+        self.ready = self.ready.checked_sub(1)?;
+        let slot = &mut self.slots[self.ready];
+        let taken = f(slot);
+        slot.zeroize();
+        Some(taken)
     }
 }
 
@@ -70,20 +118,14 @@ pub(crate) fn make_room<T: Zeroize + Copy>(
 /// and two signatures with one nonce reveal the key; so the pool remembers the process that
 /// filled it and, in any other process, throws its nonces away and refills first.
 pub struct PresignPool {
-    /// `slots[..ready]` are unused nonces; `slots[ready..]` have been handed out and are zero.
-    slots: Zeroizing<Vec<Slot>>,
-    ready: usize,
-    batch: usize,
-    engine: Engine,
-    /// The process that prepared the nonces in `slots`.
-    pid: u32,
+    store: Prepared<Slot>,
 }
 
 impl core::fmt::Debug for PresignPool {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PresignPool")
-            .field("ready", &self.ready)
-            .field("batch", &self.batch)
+            .field("ready", &self.store.ready)
+            .field("batch", &self.store.batch)
             .finish()
     }
 }
@@ -93,63 +135,46 @@ impl PresignPool {
     /// size: the shared inversion is then a few percent of the work).
     pub fn new(batch: usize) -> Self {
         PresignPool {
-            slots: Zeroizing::new(Vec::new()),
-            ready: 0,
-            batch: batch.clamp(1, 4096),
-            engine: Engine::best(),
-            pid: std::process::id(),
+            store: Prepared::new(batch),
         }
     }
 
     /// Nonces ready to use.
     pub fn len(&self) -> usize {
-        self.ready
+        self.store.len()
     }
 
     /// Whether no nonce is ready (the next signature refills first).
     pub fn is_empty(&self) -> bool {
-        self.ready == 0
+        self.store.len() == 0
     }
 
     /// Prepares another batch.
     pub fn refill(&mut self) -> Result<(), Error> {
-        self.forget_if_forked();
-        let ks = fresh_scalars(self.batch)?;
-        let xs: Zeroizing<Vec<[u8; 32]>> = dispatch!(self.engine, |a| {
+        self.store.forget_if_forked();
+        let ks = fresh_scalars(self.store.batch)?;
+        let xs: Zeroizing<Vec<[u8; 32]>> = dispatch!(self.store.engine, |a| {
             let points: Vec<Jacobian<_>> = fixed_base_many(a, &ks);
             let mut affine = vec![Affine::generator(a); points.len()];
             batch_to_affine(&points, &mut affine);
             Zeroizing::new(affine.iter().map(|p| p.x.to_bytes()).collect())
         });
-        make_room(&mut self.slots, self.ready, ks.len(), self.batch);
-        for (k, x1) in ks.iter().zip(xs.iter()) {
-            self.slots.push(Slot { k: *k, x1: *x1 });
-        }
-        self.ready = self.slots.len();
+        let slots = ks
+            .iter()
+            .zip(xs.iter())
+            .map(|(k, x1)| Slot { k: *k, x1: *x1 });
+        self.store.push_batch(slots);
         Ok(())
     }
 
-    /// In a process other than the one that filled the pool (a fork), the nonces are the
-    /// parent's too: wipe them.
-    fn forget_if_forked(&mut self) {
-        let pid = std::process::id();
-        if pid != self.pid {
-            self.slots.zeroize();
-            self.ready = 0;
-            self.pid = pid;
-        }
-    }
-
     fn take(&mut self) -> Result<(SecretScalar, Zeroizing<[u8; 32]>), Error> {
-        self.forget_if_forked();
-        if self.ready == 0 {
+        self.store.forget_if_forked();
+        if self.store.len() == 0 {
             self.refill()?;
         }
-        self.ready = self.ready.checked_sub(1).ok_or(Error::Rng)?;
-        let slot = &mut self.slots[self.ready];
-        let taken = (SecretScalar::new(slot.k), Zeroizing::new(slot.x1));
-        slot.zeroize();
-        Ok(taken)
+        self.store
+            .take_with(|slot| (SecretScalar::new(slot.k), Zeroizing::new(slot.x1)))
+            .ok_or(Error::Rng)
     }
 }
 
@@ -189,18 +214,25 @@ mod tests {
         let key = SigningKey::random().unwrap();
         let mut pool = PresignPool::new(8);
         pool.refill().unwrap();
-        let before: Vec<[u64; 4]> = pool.slots.iter().map(|s| s.k.0).collect();
+        let before: Vec<[u64; 4]> = pool.store.slots.iter().map(|s| s.k.0).collect();
         for used in 1..=5 {
             key.sign_with_pool(&mut pool, b"m").unwrap();
             assert_eq!(pool.len(), 8 - used);
-            assert!(pool.slots[pool.ready..].iter().all(is_zero));
-            assert!(pool.slots[..pool.ready].iter().all(|s| !is_zero(s)));
+            assert!(pool.store.slots[pool.store.ready..].iter().all(is_zero));
+            assert!(
+                pool.store.slots[..pool.store.ready]
+                    .iter()
+                    .all(|s| !is_zero(s))
+            );
         }
         // Refilling with nonces still ready keeps them and adds a batch, in fresh storage.
         pool.refill().unwrap();
         assert_eq!(pool.len(), 11);
         assert_eq!(
-            pool.slots[..3].iter().map(|s| s.k.0).collect::<Vec<_>>(),
+            pool.store.slots[..3]
+                .iter()
+                .map(|s| s.k.0)
+                .collect::<Vec<_>>(),
             before[..3]
         );
     }
@@ -210,14 +242,14 @@ mod tests {
         let key = SigningKey::random().unwrap();
         let mut pool = PresignPool::new(4);
         pool.refill().unwrap();
-        let parents: Vec<[u64; 4]> = pool.slots.iter().map(|s| s.k.0).collect();
+        let parents: Vec<[u64; 4]> = pool.store.slots.iter().map(|s| s.k.0).collect();
         // As after fork(): the pool finds itself in a process that did not fill it.
-        pool.pid = pool.pid.wrapping_add(1);
+        pool.store.pid = pool.store.pid.wrapping_add(1);
         key.sign_with_pool(&mut pool, b"m").unwrap();
-        assert_eq!(pool.pid, std::process::id());
+        assert_eq!(pool.store.pid, std::process::id());
         assert_eq!(pool.len(), 3);
         assert!(
-            pool.slots[..pool.ready]
+            pool.store.slots[..pool.store.ready]
                 .iter()
                 .all(|s| !parents.contains(&s.k.0))
         );
