@@ -184,6 +184,32 @@ impl Metrics {
             "Connections asked to close before their client was done, by reason.",
             &["reason"],
         );
+        self.write_counters(&mut out);
+        let _ = writeln!(
+            out,
+            "# HELP shangmi_gateway_active_connections Connections open now.\n\
+             # TYPE shangmi_gateway_active_connections gauge\n\
+             shangmi_gateway_active_connections {}",
+            self.active.load(Ordering::Relaxed)
+        );
+        for (name, help, v) in gauges {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
+        }
+        self.handshake_seconds.write(
+            &mut out,
+            "shangmi_gateway_handshake_seconds",
+            "From accept to a completed handshake.",
+        );
+        self.request_seconds.write(
+            &mut out,
+            "shangmi_gateway_request_seconds",
+            "From a request's head to the response's head.",
+        );
+        out
+    }
+
+    /// The counters without labels.
+    fn write_counters(&self, out: &mut String) {
         for (name, help, v) in [
             (
                 "shangmi_gateway_connections_accepted_total",
@@ -226,26 +252,5 @@ impl Metrics {
                 "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}"
             );
         }
-        let _ = writeln!(
-            out,
-            "# HELP shangmi_gateway_active_connections Connections open now.\n\
-             # TYPE shangmi_gateway_active_connections gauge\n\
-             shangmi_gateway_active_connections {}",
-            self.active.load(Ordering::Relaxed)
-        );
-        for (name, help, v) in gauges {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
-        }
-        self.handshake_seconds.write(
-            &mut out,
-            "shangmi_gateway_handshake_seconds",
-            "From accept to a completed handshake.",
-        );
-        self.request_seconds.write(
-            &mut out,
-            "shangmi_gateway_request_seconds",
-            "From a request's head to the response's head.",
-        );
-        out
     }
 }

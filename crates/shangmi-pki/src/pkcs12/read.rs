@@ -54,90 +54,114 @@ pub fn read_with_limit(data: &[u8], password: &[u8], max_iterations: u64) -> Res
         mac,
     };
     for ci in &infos {
-        let (contents, protection) = match ci.content_type {
-            o if o == DATA => (
-                Zeroizing::new(
-                    ci.content
-                        .decode_as::<OctetString>()
-                        .map_err(malformed("SafeContents"))?
-                        .as_bytes()
-                        .to_vec(),
-                ),
-                "none".to_string(),
-            ),
-            o if o == ENCRYPTED_DATA => {
-                let ed: cms::encrypted_data::EncryptedData =
-                    ci.content.decode_as().map_err(malformed("EncryptedData"))?;
-                let eci = &ed.enc_content_info;
-                let alg = Any::encode_from(&eci.content_enc_alg).map_err(malformed("algorithm"))?;
-                let name = pbes2_name(&alg)?;
-                let ct = eci.encrypted_content.as_ref().ok_or_else(|| {
-                    Error::Malformed("PKCS#12 EncryptedData without content".into())
-                })?;
-                let plain = decrypt_any(&alg, password, ct.as_bytes(), max_iterations)?
-                    .ok_or_else(failed)?;
-                (plain, name)
-            }
-            o => {
-                return Err(Error::Unsupported(format!(
-                    "PKCS#12 content of type {o} (public-key privacy is not read)"
-                )));
-            }
-        };
+        let (contents, protection) = safe_contents(ci, password, max_iterations)?;
         let contents = Zeroizing::new(crate::ber::to_der(&contents).map_err(|_| failed())?);
         let bags: Vec<SafeBag> = Vec::from_der(&contents).map_err(|_| failed())?;
         for bag in bags {
-            let attributes = attributes(bag.bag_attributes.as_ref());
-            match bag.bag_id {
-                o if o == SHROUDED_KEY_BAG => {
-                    let epki: EncryptedPrivateKeyInfo = bag
-                        .bag_value
-                        .decode_as()
-                        .map_err(malformed("shrouded key"))?;
-                    let protection = pbes2_name(&epki.algorithm)?;
-                    let plain = decrypt_any(
-                        &epki.algorithm,
-                        password,
-                        epki.data.as_bytes(),
-                        max_iterations,
-                    )?
-                    .ok_or_else(failed)?;
-                    // A plaintext that is not a key is a wrong password too (CBC cannot tell).
-                    let key = SigningKey::from_pkcs8_der(&plain).map_err(|_| failed())?;
-                    out.keys.push(Pkcs12Key {
-                        key,
-                        attributes,
-                        protection,
-                    });
-                }
-                o if o == KEY_BAG => {
-                    let der = Zeroizing::new(bag.bag_value.to_der().map_err(malformed("key"))?);
-                    let key = SigningKey::from_pkcs8_der(&der)
-                        .map_err(|e| Error::Unsupported(format!("a key bag: {e}")))?;
-                    out.keys.push(Pkcs12Key {
-                        key,
-                        attributes,
-                        protection: "none".into(),
-                    });
-                }
-                o if o == CERT_BAG => {
-                    let cb: CertBag = bag.bag_value.decode_as().map_err(malformed("CertBag"))?;
-                    if cb.cert_id != X509_CERT {
-                        continue;
-                    }
-                    let der = cb.cert_value.as_bytes().to_vec();
-                    crate::Certificate::from_der(&der)
-                        .map_err(|e| Error::Malformed(format!("a certificate bag: {e}")))?;
-                    out.certs.push(Pkcs12Cert {
-                        der,
-                        attributes,
-                        protection: protection.clone(),
-                    });
-                }
-                // CRL, secret and nested bags: not what SM users keep here; skipped.
-                _ => {}
-            }
+            read_bag(bag, &protection, password, max_iterations, &mut out)?;
         }
     }
     Ok(out)
+}
+
+/// One AuthenticatedSafe entry's SafeContents: as stored (type data) or decrypted
+/// (EncryptedData under PBES2), with the name of its protection.
+fn safe_contents(
+    ci: &cms::content_info::ContentInfo,
+    password: &[u8],
+    max_iterations: u64,
+) -> Result<(Zeroizing<Vec<u8>>, String), Error> {
+    Ok(match ci.content_type {
+        o if o == DATA => (
+            Zeroizing::new(
+                ci.content
+                    .decode_as::<OctetString>()
+                    .map_err(malformed("SafeContents"))?
+                    .as_bytes()
+                    .to_vec(),
+            ),
+            "none".to_string(),
+        ),
+        o if o == ENCRYPTED_DATA => {
+            let ed: cms::encrypted_data::EncryptedData =
+                ci.content.decode_as().map_err(malformed("EncryptedData"))?;
+            let eci = &ed.enc_content_info;
+            let alg = Any::encode_from(&eci.content_enc_alg).map_err(malformed("algorithm"))?;
+            let name = pbes2_name(&alg)?;
+            let ct = eci
+                .encrypted_content
+                .as_ref()
+                .ok_or_else(|| Error::Malformed("PKCS#12 EncryptedData without content".into()))?;
+            let plain =
+                decrypt_any(&alg, password, ct.as_bytes(), max_iterations)?.ok_or_else(failed)?;
+            (plain, name)
+        }
+        o => {
+            return Err(Error::Unsupported(format!(
+                "PKCS#12 content of type {o} (public-key privacy is not read)"
+            )));
+        }
+    })
+}
+
+/// One bag into `out`: a key (shrouded or not) or a certificate; CRL, secret and nested bags
+/// are not what SM users keep here, and are skipped.
+fn read_bag(
+    bag: SafeBag,
+    protection: &str,
+    password: &[u8],
+    max_iterations: u64,
+    out: &mut Pkcs12,
+) -> Result<(), Error> {
+    let attributes = attributes(bag.bag_attributes.as_ref());
+    match bag.bag_id {
+        o if o == SHROUDED_KEY_BAG => {
+            let epki: EncryptedPrivateKeyInfo = bag
+                .bag_value
+                .decode_as()
+                .map_err(malformed("shrouded key"))?;
+            let protection = pbes2_name(&epki.algorithm)?;
+            let plain = decrypt_any(
+                &epki.algorithm,
+                password,
+                epki.data.as_bytes(),
+                max_iterations,
+            )?
+            .ok_or_else(failed)?;
+            // A plaintext that is not a key is a wrong password too (CBC cannot tell).
+            let key = SigningKey::from_pkcs8_der(&plain).map_err(|_| failed())?;
+            out.keys.push(Pkcs12Key {
+                key,
+                attributes,
+                protection,
+            });
+        }
+        o if o == KEY_BAG => {
+            let der = Zeroizing::new(bag.bag_value.to_der().map_err(malformed("key"))?);
+            let key = SigningKey::from_pkcs8_der(&der)
+                .map_err(|e| Error::Unsupported(format!("a key bag: {e}")))?;
+            out.keys.push(Pkcs12Key {
+                key,
+                attributes,
+                protection: "none".into(),
+            });
+        }
+        o if o == CERT_BAG => {
+            let cb: CertBag = bag.bag_value.decode_as().map_err(malformed("CertBag"))?;
+            if cb.cert_id != X509_CERT {
+                return Ok(());
+            }
+            let der = cb.cert_value.as_bytes().to_vec();
+            crate::Certificate::from_der(&der)
+                .map_err(|e| Error::Malformed(format!("a certificate bag: {e}")))?;
+            out.certs.push(Pkcs12Cert {
+                der,
+                attributes,
+                protection: protection.to_string(),
+            });
+        }
+        // CRL, secret and nested bags: not what SM users keep here; skipped.
+        _ => {}
+    }
+    Ok(())
 }

@@ -176,35 +176,34 @@ pub fn write(
         ),
     ];
     let safe = infos.to_der()?;
-    let mut salt = [0u8; 16];
-    getrandom::fill(&mut salt).map_err(|e| Error::Crypto(e.to_string()))?;
-    let mac_data = if params.pbmac1 {
-        pbmac1_data(params.mac, password, &salt, params.mac_iterations, &safe)?
-    } else {
-        let mac = mac_of(
-            params.mac,
-            password,
-            &salt,
-            u64::from(params.mac_iterations),
-            &safe,
-        )?;
-        MacData {
-            mac: DigestInfo {
-                algorithm: AlgorithmIdentifierOwned {
-                    oid: params.mac.oid(),
-                    // SM3's parameters are absent (GM/T); SHA's NULL, as OpenSSL writes them.
-                    parameters: (params.mac != MacHash::Sm3).then(Any::null),
-                },
-                digest: OctetString::new(mac)?,
-            },
-            mac_salt: OctetString::new(salt.as_slice())?,
-            iterations: u64::from(params.mac_iterations),
-        }
-    };
+    let mac_data = mac_data(&params, password, &safe)?;
     let pfx = Pfx {
         version: 3,
         auth_safe: content_info(DATA, Any::encode_from(&OctetString::new(safe)?)?),
         mac_data: Some(mac_data),
     };
     Ok(pfx.to_der()?)
+}
+
+/// The keystore's integrity: PBMAC1 or the classic PKCS#12 MAC over `safe`, with a fresh salt.
+fn mac_data(params: &Pkcs12Params, password: &[u8], safe: &[u8]) -> Result<MacData, Error> {
+    let mut salt = [0u8; 16];
+    getrandom::fill(&mut salt).map_err(|e| Error::Crypto(e.to_string()))?;
+    if params.pbmac1 {
+        return pbmac1_data(params.mac, password, &salt, params.mac_iterations, safe);
+    }
+    let iterations = u64::from(params.mac_iterations);
+    let mac = mac_of(params.mac, password, &salt, iterations, safe)?;
+    Ok(MacData {
+        mac: DigestInfo {
+            algorithm: AlgorithmIdentifierOwned {
+                oid: params.mac.oid(),
+                // SM3's parameters are absent (GM/T); SHA's NULL, as OpenSSL writes them.
+                parameters: (params.mac != MacHash::Sm3).then(Any::null),
+            },
+            digest: OctetString::new(mac)?,
+        },
+        mac_salt: OctetString::new(salt.as_slice())?,
+        iterations,
+    })
 }
