@@ -64,9 +64,11 @@ done
 
 echo "RFC 8998 in BCJSSE on the provider, against shangmi and OpenSSL 4.0 (JDK 17 and 25)"
 cargo build --quiet --locked -p shangmi-cli
+cli=${CARGO_TARGET_DIR:-target}/debug/shangmi
+case $cli in /*) ;; *) cli=$PWD/$cli ;; esac
 openssl4=$(scripts/peers/build.sh openssl4)
 for home in "${jdks[@]}"; do
-  JAVA_HOME=$home mvn -q -B -f java/tls test -Dshangmi.cli="$PWD/target/debug/shangmi" \
+  JAVA_HOME=$home mvn -q -B -f java/tls test -Dshangmi.cli="$cli" \
     -Dshangmi.openssl4="$openssl4"
 done
 echo "the JMH benchmarks build (./scripts/bench-java.sh runs them)"

@@ -42,12 +42,22 @@ have() {
   return 1
 }
 
-# A full run writes several GB under target/ (debug, release, aarch64, wasm and fuzz builds);
-# say so up front rather than failing an hour in with "No space left on device".
+# The workspace's own build, like the side builds, keeps its target directory in the cache
+# outside the repository (scripts/lib/build-cache.sh): a fresh clone then rebuilds only the
+# project's crates, not every dependency. CARGO_TARGET_DIR set by the caller wins.
+# shellcheck source=lib/build-cache.sh
+. scripts/lib/build-cache.sh
+if [ -z "${CARGO_TARGET_DIR:-}" ]; then
+  CARGO_TARGET_DIR=$(build_dir workspace)
+  export CARGO_TARGET_DIR
+fi
+
+# A full run writes several GB of builds (debug, release, aarch64, wasm and fuzz); say so up
+# front rather than failing an hour in with "No space left on device".
 mkdir -p target
-free_kb=$(df -Pk target | awk 'NR == 2 { print $4 }')
+free_kb=$(df -Pk "$CARGO_TARGET_DIR" | awk 'NR == 2 { print $4 }')
 if [ "${free_kb:-0}" -lt $((12 * 1024 * 1024)) ]; then
-  echo "warning: $((free_kb / 1024 / 1024)) GB free under target/; a full run from a fresh clone needs about 12" >&2
+  echo "warning: $((free_kb / 1024 / 1024)) GB free for $CARGO_TARGET_DIR; a full run from a fresh clone needs about 12" >&2
 fi
 
 step "rustfmt"
@@ -68,8 +78,6 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude shangmi-cli --no-deps
   --profile test
 
 step "the library builds with frame pointers (as profilers build it): its asm fits the registers left"
-# shellcheck source=lib/build-cache.sh
-. scripts/lib/build-cache.sh
 RUSTFLAGS="-C force-frame-pointers=yes" cargo build --quiet --locked -p shangmi \
   --target-dir "$(build_dir frame-pointers)"
 

@@ -1,6 +1,7 @@
-# Sourced by the scripts whose builds are not the workspace's own (aarch64, wasm32, the Java
-# natives through zig, fuzzing, the valgrind check, the frame-pointer build): each keeps its
-# target directory in a cache outside the repository, as the peers are, so a fresh clone
+# Sourced by the test command (the workspace's own build) and the scripts with builds of
+# their own (aarch64, wasm32, the Java natives through zig, fuzzing, the valgrind check, the
+# frame-pointer build): each keeps its target directory in a cache outside the repository,
+# as the peers are, so a fresh clone
 # reuses what an earlier run compiled of its dependencies and toolchain libraries (the
 # project's own crates are rebuilt: a clone's files are newer than any build of them).
 # SHANGMI_BUILD_CACHE moves the cache (default ~/.cache/shangmi-build); one grown past
