@@ -6,7 +6,8 @@
 //! reordering, duplication and appended data all fail authentication. The file key is wrapped
 //! for each recipient with SM2 encryption, or derived from the password with
 //! PBKDF2-HMAC-SM3. The header is authenticated with HMAC-SM3. Memory use is constant; opening
-//! writes into a [`Sink`] that is committed only after the last chunk verifies.
+//! writes into a [`Sink`](crate::sink::Sink) that is committed only after the last chunk
+//! verifies.
 
 use std::fmt;
 use std::io::{self, Read, Write};

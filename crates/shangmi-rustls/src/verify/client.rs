@@ -10,8 +10,8 @@ use rustls::{DistinguishedName, Error};
 
 use super::{Roots, check_end_entity, parse, sm2_signed, verify_sm2_chain};
 
-/// A client-certificate verifier for servers, shaped like [`Sm2ServerVerifier`]: a client
-/// certificate is required.
+/// A client-certificate verifier for servers, shaped like
+/// [`Sm2ServerVerifier`](super::Sm2ServerVerifier): a client certificate is required.
 #[derive(Debug)]
 pub struct Sm2ClientVerifier {
     chains: shangmi_pki::Verifier,
