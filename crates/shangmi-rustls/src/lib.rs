@@ -57,12 +57,14 @@ mod hybrid;
 mod kx;
 mod names;
 mod prepared;
+mod random;
 mod resolve;
 mod sign;
 mod ticket;
 mod verify;
 
-use rustls::crypto::{CryptoProvider, GetRandomFailed, SecureRandom, WebPkiSupportedAlgorithms};
+use random::OsRandom;
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::{CipherSuite, SupportedCipherSuite, Tls13CipherSuite};
 
 pub use files::{certified_key, load_certificates, load_certified_key, load_roots, server_config};
@@ -113,16 +115,6 @@ pub static TLS13_SM4_CCM_SM3: SupportedCipherSuite =
 
 /// Both suites, GCM first (faster, and the one every peer has).
 pub static ALL_CIPHER_SUITES: &[SupportedCipherSuite] = &[TLS13_SM4_GCM_SM3, TLS13_SM4_CCM_SM3];
-
-/// The operating system's generator.
-#[derive(Debug)]
-struct OsRandom;
-
-impl SecureRandom for OsRandom {
-    fn fill(&self, buf: &mut [u8]) -> Result<(), GetRandomFailed> {
-        getrandom::fill(buf).map_err(|_| GetRandomFailed)
-    }
-}
 
 /// The RFC 8998 provider: the two SM suites, curveSM2, sm2sig_sm3, SM2 keys. Use it with
 /// TLS 1.3 only (`with_protocol_versions(&[&rustls::version::TLS13])`): RFC 8998 defines
