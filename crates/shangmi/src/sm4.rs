@@ -81,36 +81,15 @@ const CK: [u32; 32] = {
     ck
 };
 
-/// The 32 round keys, encryption order. Decryption uses them reversed.
+/// The 32 round keys, encryption order, with the bitsliced S-box (any CPU). Decryption uses
+/// them reversed.
 pub(crate) fn expand_key(key: &[u8; KEY_SIZE]) -> [u32; 32] {
-    expand_key_with(key, &Portable)
-}
-
-/// The S-box on each byte of a word, as the key schedule needs it: 32 applications in a
-/// chain, so its latency is the schedule's.
-pub(crate) trait Tau {
-    fn tau(&self, x: u32) -> u32;
-}
-
-/// The bitsliced circuit, on any CPU.
-struct Portable;
-
-impl Tau for Portable {
-    #[inline(always)]
-    fn tau(&self, x: u32) -> u32 {
-        soft_word::tau(x)
-    }
-}
-
-/// The key schedule around `s`'s S-box (inlined into callers that enable its features).
-#[inline(always)]
-pub(crate) fn expand_key_with<S: Tau>(key: &[u8; KEY_SIZE], s: &S) -> [u32; 32] {
     let mut k: [u32; 4] = core::array::from_fn(|i| {
         u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]) ^ FK[i]
     });
     let mut rk = [0u32; 32];
     for (i, r) in rk.iter_mut().enumerate() {
-        let t = s.tau(k[1] ^ k[2] ^ k[3] ^ CK[i]);
+        let t = soft_word::tau(k[1] ^ k[2] ^ k[3] ^ CK[i]);
         *r = k[0] ^ soft_word::l_key(t);
         k = [k[1], k[2], k[3], *r];
     }
@@ -271,18 +250,24 @@ impl Sm4 {
     }
 
     fn with_engine(key: &[u8; KEY_SIZE], engine: Engine, profile: Backend) -> Self {
-        // The schedule's S-box through AESENCLAST where the engine has AES-NI: a third of the
-        // bitsliced circuit's latency, on the path of every TLS and TLCP key.
-        let mut rk = match engine.aes_ni() {
+        // The schedule's S-box through AESENCLAST where the engine has AES-NI (every x86 SIMD
+        // engine, all in the A1 domain): a third of the bitsliced circuit's latency, on the
+        // path of every TLS and TLCP key.
+        let enc = match engine.aes_ni() {
             #[cfg(target_arch = "x86_64")]
-            Some(t) => x86_aesni::expand_key(t, key),
-            _ => expand_key(key),
+            Some(t) => Schedule {
+                rk: x86_aesni::expand_key_a1(t, key),
+            },
+            _ => {
+                let mut rk = expand_key(key);
+                let enc = Schedule::new(&rk, engine);
+                rk.zeroize();
+                enc
+            }
         };
-        let enc = Schedule::new(&rk, engine);
         // Decryption runs the same keys backwards: reversed, not converted again.
         let mut dec = enc.clone();
         dec.rk.reverse();
-        rk.zeroize();
         Sm4 {
             enc,
             dec,

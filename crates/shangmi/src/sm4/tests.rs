@@ -28,6 +28,11 @@ fn the_aes_ni_key_schedule_is_the_portable_one() {
             expand_key(&key),
             "{key:02x?}"
         );
+        assert_eq!(
+            x86_aesni::expand_key_a1(t, &key),
+            expand_key(&key).map(a1_domain::key_to_a1_domain),
+            "{key:02x?}"
+        );
         // An xorshift walk through keys, with the all-zero and all-one keys on the way.
         let mut w = u128::from_le_bytes(key);
         w ^= w << 13;

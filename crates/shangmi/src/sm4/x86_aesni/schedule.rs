@@ -1,19 +1,70 @@
-//! The SM4 key schedule with its S-box through AESENCLAST (`aesni`, `vaes-avx2`).
+//! The SM4 key schedule with its S-box through AESENCLAST (`aesni`, `vaes-avx2`, and the GFNI
+//! engines, whose CPUs all have AES-NI).
+//!
+//! The schedule is a chain of 32 S-box applications, so its latency is what a key costs (four
+//! or more keys a TLS or TLCP handshake). The chain stays in XMM registers, each word in all
+//! four columns: moving a word to a general register and back each round (for the XORs and L')
+//! cost as much as the S-box itself. The kernels' A1-domain round keys (`A1 rk + C1` per byte,
+//! the PRE map) are taken off the chain beside it, one more nibble-table map a round.
 
 use core::arch::x86_64::*;
 
-use crate::cpu::Avx2;
+use zeroize::Zeroize;
 
-/// The key schedule with its S-box through AESENCLAST (the same round keys as the portable
-/// schedule; the tests compare them).
+use crate::cpu::Avx2;
+use crate::sm4::{CK, FK};
+
+/// The standard round keys (the portable schedule's; the tests compare them).
+#[cfg(test)]
 pub(crate) fn expand_key(_token: Avx2, key: &[u8; 16]) -> [u32; 32] {
     // SAFETY: the token proves AVX2 and AES-NI.
-    unsafe { expand_key_aesni(key) }
+    unsafe { expand_key_aesni::<false>(key) }
+}
+
+/// The round keys in the A1 domain, as the AES-NI and GFNI kernels run them.
+pub(crate) fn expand_key_a1(_token: Avx2, key: &[u8; 16]) -> [u32; 32] {
+    // SAFETY: the token proves AVX2 and AES-NI.
+    unsafe { expand_key_aesni::<true>(key) }
 }
 
 #[target_feature(enable = "avx2,aes")]
-fn expand_key_aesni(key: &[u8; 16]) -> [u32; 32] {
-    crate::sm4::expand_key_with(key, &SboxAesni::new())
+fn expand_key_aesni<const A1: bool>(key: &[u8; 16]) -> [u32; 32] {
+    let s = SboxAesni::new();
+    let mut k: [u32; 4] = core::array::from_fn(|i| {
+        u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]) ^ FK[i]
+    });
+    let mut v = k.map(splat);
+    k.zeroize();
+    let mut rk = [0u32; 32];
+    for (r, &ck) in rk.iter_mut().zip(&CK) {
+        // k1 ^ k2 ^ CK does not wait for the last round's word, k3.
+        let x = xor(xor(v[1], v[2]), xor(splat(ck), v[3]));
+        let t = s.sbox(x);
+        let new = xor(v[0], xor(t, xor(rotl::<13, 19>(t), rotl::<23, 9>(t))));
+        let out = if A1 { s.map(new, s.pre) } else { new };
+        *r = _mm_cvtsi128_si32(out) as u32;
+        v = [v[1], v[2], v[3], new];
+    }
+    rk
+}
+
+#[inline(always)]
+fn splat(w: u32) -> __m128i {
+    // SAFETY: register construction (SSE2).
+    unsafe { _mm_set1_epi32(w as i32) }
+}
+
+#[inline(always)]
+fn xor(a: __m128i, b: __m128i) -> __m128i {
+    // SAFETY: register-only (SSE2).
+    unsafe { _mm_xor_si128(a, b) }
+}
+
+/// Each 32-bit lane rotated left by `L` (`R` = 32 - `L`).
+#[inline(always)]
+fn rotl<const L: i32, const R: i32>(x: __m128i) -> __m128i {
+    // SAFETY: register-only (SSE2).
+    unsafe { _mm_or_si128(_mm_slli_epi32::<L>(x), _mm_srli_epi32::<R>(x)) }
 }
 
 /// SM4's S-box as `POST(AES_S(PRE(x)))`, the two affine maps as nibble-table pairs held in
@@ -48,17 +99,14 @@ impl SboxAesni {
             _mm_xor_si128(_mm_shuffle_epi8(t.0, lo), _mm_shuffle_epi8(t.1, hi))
         }
     }
-}
 
-impl crate::sm4::Tau for SboxAesni {
+    /// The S-box on each byte of a word held in all four columns, so that AESENCLAST's
+    /// ShiftRows moves nothing.
     #[inline(always)]
-    fn tau(&self, x: u32) -> u32 {
-        // SAFETY: register-only; AES-NI and SSSE3 are enabled in every caller.
-        unsafe {
-            // The word in all four columns, so that AESENCLAST's ShiftRows moves nothing.
-            let v = self.map(_mm_set1_epi32(x as i32), self.pre);
-            let u = _mm_aesenclast_si128(v, _mm_setzero_si128());
-            _mm_cvtsi128_si32(self.map(u, self.post)) as u32
-        }
+    fn sbox(&self, x: __m128i) -> __m128i {
+        let v = self.map(x, self.pre);
+        // SAFETY: register-only; AES-NI is enabled in every caller.
+        let u = unsafe { _mm_aesenclast_si128(v, _mm_setzero_si128()) };
+        self.map(u, self.post)
     }
 }
