@@ -81,12 +81,18 @@ const CK: [u32; 32] = {
     ck
 };
 
+/// The schedule's starting words: the key's big-endian words XORed with FK.
+#[inline(always)]
+pub(crate) fn key_words(key: &[u8; KEY_SIZE]) -> [u32; 4] {
+    core::array::from_fn(|i| {
+        u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]) ^ FK[i]
+    })
+}
+
 /// The 32 round keys, encryption order, with the bitsliced S-box (any CPU). Decryption uses
 /// them reversed.
 pub(crate) fn expand_key(key: &[u8; KEY_SIZE]) -> [u32; 32] {
-    let mut k: [u32; 4] = core::array::from_fn(|i| {
-        u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]) ^ FK[i]
-    });
+    let mut k = key_words(key);
     let mut rk = [0u32; 32];
     for (i, r) in rk.iter_mut().enumerate() {
         let t = soft_word::tau(k[1] ^ k[2] ^ k[3] ^ CK[i]);
@@ -189,8 +195,9 @@ impl Implementation for Engine {
 }
 
 /// Round keys for one direction, in application order and in the layout the key's engine
-/// runs in: as the standard computes them for the portable and SM4-CE engines, moved into
-/// the A1 domain (A1 rk + C1 per byte) for the AES and GFNI kernels.
+/// runs in: as the standard computes them for the portable and SM4-CE engines, in the A1
+/// domain (A1 rk + C1 per byte) for the AES and GFNI kernels (made there by the x86 AES-NI
+/// schedule, converted by `new` for arm64's).
 #[derive(Clone, zeroize::ZeroizeOnDrop)]
 pub(crate) struct Schedule {
     pub(crate) rk: [u32; 32],

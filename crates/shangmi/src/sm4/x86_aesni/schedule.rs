@@ -12,7 +12,7 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use crate::cpu::Avx2;
-use crate::sm4::{CK, FK};
+use crate::sm4::CK;
 
 /// The standard round keys (the portable schedule's; the tests compare them).
 #[cfg(test)]
@@ -30,9 +30,7 @@ pub(crate) fn expand_key_a1(_token: Avx2, key: &[u8; 16]) -> [u32; 32] {
 #[target_feature(enable = "avx2,aes")]
 fn expand_key_aesni<const A1: bool>(key: &[u8; 16]) -> [u32; 32] {
     let s = SboxAesni::new();
-    let mut k: [u32; 4] = core::array::from_fn(|i| {
-        u32::from_be_bytes([key[4 * i], key[4 * i + 1], key[4 * i + 2], key[4 * i + 3]]) ^ FK[i]
-    });
+    let mut k = crate::sm4::key_words(key);
     let mut v = k.map(splat);
     k.zeroize();
     let mut rk = [0u32; 32];
